@@ -1,0 +1,62 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// classify: on-device image classification and label search for Linux.
+//
+// System libraries are found with pkg-config (install them with Scripts/bootstrap).
+// No unsafeFlags: the package must stay usable as a versioned dependency, so CPU-specific
+// code uses per-function target attributes in C (see CClassifyKernels) behind a runtime check.
+let package = Package(
+    name: "classify",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Classify", targets: ["Classify"]),
+        .library(name: "TagIndex", targets: ["TagIndex"]),
+        .executable(name: "classify-tool", targets: ["classify-tool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // MARK: System libraries
+        .systemLibrary(
+            name: "CClassifyBLAS", path: "Sources/CClassifyBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(
+            name: "CClassifyJPEG", path: "Sources/CClassifyJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(
+            name: "CClassifyPNG", path: "Sources/CClassifyPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+
+        // MARK: C at the edges
+        // libjpeg/libpng report errors with setjmp/longjmp; that never crosses a Swift frame,
+        // so all decoding calls live here and return an error code and message.
+        .target(name: "CClassifyCodecs", dependencies: ["CClassifyJPEG", "CClassifyPNG"]),
+        // Hot loops compiled for AVX2+FMA per function, selected at run time.
+        .target(name: "CClassifyKernels"),
+
+        // MARK: Libraries
+        .target(
+            name: "Classify",
+            dependencies: ["CClassifyBLAS", "CClassifyCodecs", "CClassifyKernels"]),
+        .target(
+            name: "TagIndex",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+
+        // MARK: Executable
+        .executableTarget(
+            name: "classify-tool",
+            dependencies: [
+                "Classify", "TagIndex",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: Tests
+        .testTarget(name: "ClassifyTests", dependencies: ["Classify"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TagIndexTests", dependencies: ["TagIndex"]),
+        .testTarget(name: "ClassifyToolTests", dependencies: ["classify-tool"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,13 @@
+#include "CClassifyKernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+int cls_cpu_has_avx2_fma(void) {
+    static int cached = -1;
+    if (cached >= 0) return cached;
+    __builtin_cpu_init();
+    cached = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+    return cached;
+}
+#else
+int cls_cpu_has_avx2_fma(void) { return 0; }
+#endif

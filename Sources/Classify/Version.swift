@@ -1,0 +1,4 @@
+import CClassifyBLAS
+import CClassifyCodecs
+import CClassifyKernels
+public enum ClassifyVersion { public static let string = "0.1.0" }

@@ -1,0 +1,3 @@
+import Classify
+import TagIndex
+print(ClassifyVersion.string)

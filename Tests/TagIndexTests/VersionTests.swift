@@ -1,0 +1,3 @@
+import Testing
+@testable import TagIndex
+@Test func version() { #expect(TagIndexVersion.string == "0.1.0") }
