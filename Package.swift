@@ -8,7 +8,7 @@ import PackageDescription
 // code uses per-function target attributes in C (see CClassifyKernels) behind a runtime check.
 let package = Package(
     name: "classify",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Classify", targets: ["Classify"]),
         .library(name: "TagIndex", targets: ["TagIndex"]),

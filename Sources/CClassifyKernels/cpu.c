@@ -1,4 +1,7 @@
 #include "CClassifyKernels.h"
+#include "dispatch.h"
+
+static int vector_path_enabled = 1;
 
 #if defined(__x86_64__) || defined(__i386__)
 int cls_cpu_has_avx2_fma(void) {
@@ -11,3 +14,7 @@ int cls_cpu_has_avx2_fma(void) {
 #else
 int cls_cpu_has_avx2_fma(void) { return 0; }
 #endif
+
+void cls_kernels_set_vector_path(int enabled) { vector_path_enabled = enabled; }
+
+int cls_use_avx2(void) { return vector_path_enabled && cls_cpu_has_avx2_fma(); }

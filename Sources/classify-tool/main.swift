@@ -1,3 +1,4 @@
 import Classify
 import TagIndex
-print(ClassifyVersion.string)
+
+print(ModelLocator.defaultModelName)

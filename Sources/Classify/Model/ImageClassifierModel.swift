@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+
+/// A loaded classification network: its description, compiled graph and packed weights.
+///
+/// Loading reads `model.json` and `model.safetensors`, checks every tensor's shape and plans
+/// memory; after that the model is immutable and shared by any number of concurrent tasks. Each
+/// inference borrows a reusable `Workspace` from a small pool, so steady-state inference
+/// allocates nothing per layer.
+///
+/// ```swift
+/// let model = try ImageClassifierModel.shared()              // the default model, loaded once
+/// let custom = try ImageClassifierModel(contentsOf: directory)
+/// ```
+public final class ImageClassifierModel: Sendable {
+    /// The directory the model was loaded from.
+    public let directory: URL
+    /// The parsed `model.json`.
+    public let description: ModelDescription
+    let graph: CompiledGraph
+    let logitsValue: ValueID
+    let probabilitiesValue: ValueID
+    let featuresValue: ValueID
+    private let workspaces = Mutex<[Workspace]>([])
+
+    /// Loads and checks the model in `directory` (`model.json` plus the weights file it names).
+    public init(contentsOf directory: URL) throws(ModelLoadingError) {
+        self.directory = directory
+        let description = try ModelDescription(contentsOf: directory.appending(path: "model.json"))
+        guard description.input.channels == 3 else {
+            throw .invalidGraph(file: "model.json", node: description.input.name, reason: "input must have 3 channels")
+        }
+        let weights = try SafeTensorsFile(contentsOf: directory.appending(path: description.weights))
+        graph = try GraphCompiler.compile(description, weights: weights)
+        self.description = description
+        logitsValue = graph.value(named: description.outputs.logits)!
+        probabilitiesValue = graph.value(named: description.outputs.probabilities)!
+        featuresValue = graph.value(named: description.outputs.features)!
+        let classCount = graph.shapes[probabilitiesValue].elementCount
+        guard classCount == description.labels.count else {
+            throw .invalidGraph(file: "model.json", node: description.outputs.probabilities,
+                                reason: "the network has \(classCount) outputs but \(description.labels.count) labels")
+        }
+    }
+
+    private static let sharedModels = Mutex<[String: ImageClassifierModel]>([:])
+
+    /// The model in the default directory (see `ModelLocator`), loaded on first use and then shared.
+    public static func shared(modelName: String = ModelLocator.defaultModelName) throws(ModelLoadingError) -> ImageClassifierModel {
+        if let model = sharedModels.withLock({ $0[modelName] }) { return model }
+        let model = try ImageClassifierModel(contentsOf: ModelLocator.defaultModelDirectory(modelName: modelName))
+        return sharedModels.withLock { models in
+            if let existing = models[modelName] { return existing }
+            models[modelName] = model
+            return model
+        }
+    }
+
+    /// Input height and width in pixels (224 for EfficientNet-Lite0).
+    public var inputSize: (width: Int, height: Int) { (description.input.width, description.input.height) }
+
+    /// Number of values in the pooled feature vector (1280 for EfficientNet-Lite0).
+    public var featureCount: Int { graph.shapes[featuresValue].elementCount }
+
+    /// Runs the network. `fillInput` writes the normalized NHWC input tensor into the buffer it is
+    /// given (height x width x 3 floats); the result holds logits, probabilities and pooled features.
+    ///
+    /// ```swift
+    /// let output = model.infer { tensor in tensor.update(repeating: 0) }
+    /// print(output.probabilities.max()!)
+    /// ```
+    public func infer(_ fillInput: (UnsafeMutableBufferPointer<Float>) throws -> Void) rethrows -> InferenceOutput {
+        let workspace = workspaces.withLock { $0.popLast() } ?? graph.makeWorkspace()
+        defer { workspaces.withLock { $0.append(workspace) } }
+        let input = graph.pointer(to: graph.input, in: workspace)
+        try fillInput(UnsafeMutableBufferPointer(start: input, count: graph.shapes[graph.input].elementCount))
+        graph.run(in: workspace)
+        func read(_ value: ValueID) -> [Float] {
+            Array(UnsafeBufferPointer(start: graph.pointer(to: value, in: workspace), count: graph.shapes[value].elementCount))
+        }
+        return InferenceOutput(logits: read(logitsValue), probabilities: read(probabilitiesValue), features: read(featuresValue))
+    }
+}
+
+/// What one run of the network produced.
+public struct InferenceOutput: Sendable {
+    /// Raw class scores, in label order.
+    public var logits: [Float]
+    /// Softmax of the logits: one probability per label, summing to 1.
+    public var probabilities: [Float]
+    /// The globally pooled features before the classifier (1280 values for Lite0), not normalized.
+    public var features: [Float]
+}

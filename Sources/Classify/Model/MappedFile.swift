@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A whole file mapped read-only into memory, unmapped when the last reference goes away.
+///
+/// Mapping instead of reading keeps model loading cheap: pages are touched only while the
+/// weights are repacked, and the kernel can drop them afterwards.
+final class MappedFile: Sendable {
+    struct OpenError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    nonisolated(unsafe) private let base: UnsafeRawPointer?
+    let count: Int
+
+    init(url: URL) throws {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw OpenError(description: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw OpenError(description: String(cString: strerror(errno))) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw OpenError(description: "not a regular file") }
+        count = Int(status.st_size)
+        if count == 0 {
+            base = nil
+            return
+        }
+        let address = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0)
+        guard let address, address != MAP_FAILED else { throw OpenError(description: String(cString: strerror(errno))) }
+        base = UnsafeRawPointer(address)
+    }
+
+    deinit {
+        if let base { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+    }
+
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+}

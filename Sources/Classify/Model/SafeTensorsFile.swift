@@ -1,0 +1,91 @@
+import Foundation
+
+/// A read-only view of a `.safetensors` file: an 8-byte little-endian header length, a JSON
+/// header mapping tensor names to `dtype`, `shape` and `data_offsets`, then raw little-endian data.
+///
+/// The file is memory-mapped; tensors are read out as `[Float]` on demand. Only `F32` is
+/// supported, which is what `Scripts/convert-model` writes.
+///
+/// ```swift
+/// let weights = try SafeTensorsFile(contentsOf: directory.appending(path: "model.safetensors"))
+/// let stem = try weights.floats("stem.weight", shape: [32, 3, 3, 3])
+/// ```
+struct SafeTensorsFile: Sendable {
+    struct Entry: Sendable {
+        var dtype: String
+        var shape: [Int]
+        var byteRange: Range<Int>
+    }
+
+    let fileName: String
+    let entries: [String: Entry]
+    let metadata: [String: String]
+    private let bytes: MappedFile
+    private let dataStart: Int
+
+    init(contentsOf url: URL) throws(ModelLoadingError) {
+        fileName = url.lastPathComponent
+        do {
+            bytes = try MappedFile(url: url)
+        } catch {
+            throw .unreadable(file: fileName, reason: "\(error)")
+        }
+        let size = bytes.count
+        guard size >= 8 else { throw .malformed(file: fileName, reason: "file is \(size) bytes, shorter than the 8-byte header length") }
+        let rawLength = bytes.withBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
+        let headerLength = Int(min(rawLength, UInt64(Int.max / 2)))
+        guard headerLength > 1, headerLength <= size - 8 else {
+            throw .malformed(file: fileName, reason: "header length \(headerLength) does not fit in a \(size)-byte file")
+        }
+        dataStart = 8 + headerLength
+        let headerData = bytes.withBytes { Data($0[8..<(8 + headerLength)]) }
+        guard let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any] else {
+            throw .malformed(file: fileName, reason: "header is not a JSON object")
+        }
+        var entries: [String: Entry] = [:]
+        var metadata: [String: String] = [:]
+        let dataLength = size - dataStart
+        for (name, value) in header {
+            if name == "__metadata__" {
+                for (key, item) in value as? [String: Any] ?? [:] { metadata[key] = item as? String }
+                continue
+            }
+            guard let fields = value as? [String: Any],
+                let dtype = fields["dtype"] as? String,
+                let shape = fields["shape"] as? [Int],
+                let offsets = fields["data_offsets"] as? [Int], offsets.count == 2
+            else { throw .malformed(file: fileName, reason: "header entry '\(name)' lacks dtype, shape or data_offsets") }
+            let begin = offsets[0], end = offsets[1]
+            guard begin >= 0, begin <= end, end <= dataLength else {
+                throw .malformed(file: fileName, reason: "tensor '\(name)' data [\(begin), \(end)) lies outside the \(dataLength)-byte data section (file truncated?)")
+            }
+            guard shape.allSatisfy({ $0 >= 0 }) else { throw .malformed(file: fileName, reason: "tensor '\(name)' has a negative dimension") }
+            entries[name] = Entry(dtype: dtype, shape: shape, byteRange: begin..<end)
+        }
+        self.entries = entries
+        self.metadata = metadata
+    }
+
+    /// The tensor's values, after checking that it exists, is `F32` and has exactly `shape`.
+    func floats(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Float] {
+        guard let entry = entries[name] else { throw .missingTensor(file: fileName, tensor: name) }
+        guard entry.dtype == "F32" else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); only F32 is supported")
+        }
+        guard entry.shape == shape else { throw .shapeMismatch(file: fileName, tensor: name, expected: shape, found: entry.shape) }
+        let count = shape.reduce(1, *)
+        guard entry.byteRange.count == count * MemoryLayout<Float>.size else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) floats")
+        }
+        let start = dataStart + entry.byteRange.lowerBound
+        return bytes.withBytes { raw in
+            [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for index in 0..<count {
+                    let bits = raw.loadUnaligned(fromByteOffset: start + index * 4, as: UInt32.self)
+                    buffer[index] = Float(bitPattern: UInt32(littleEndian: bits))
+                }
+                initialized = count
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// A network ready to run: ops in execution order with packed weights, every value's shape, and
+/// the arena layout. Immutable and `Sendable`: one instance serves all concurrent inferences,
+/// each with its own `Workspace`.
+struct CompiledGraph: Sendable {
+    let operations: [any GraphOperation]
+    let shapes: [FeatureMapShape]
+    let valueNames: [String]
+    let plan: MemoryPlan
+    let scratchCount: Int
+    let input: ValueID
+
+    func value(named name: String) -> ValueID? { valueNames.firstIndex(of: name) }
+
+    func makeWorkspace() -> Workspace { Workspace(arenaCount: plan.arenaCount, scratchCount: scratchCount) }
+
+    /// Where the input tensor goes (NHWC, `shapes[input].elementCount` floats).
+    func pointer(to value: ValueID, in workspace: Workspace) -> UnsafeMutablePointer<Float> {
+        workspace.arena + plan.offsets[value]
+    }
+
+    /// Runs every op; the input must already be written at `pointer(to: input, in:)`.
+    func run(in workspace: Workspace) {
+        for operation in operations {
+            let inputs = operation.inputs.map { UnsafePointer(pointer(to: $0, in: workspace)) }
+            operation.run(inputs: inputs, output: pointer(to: operation.output, in: workspace), scratch: workspace.scratch)
+        }
+    }
+}

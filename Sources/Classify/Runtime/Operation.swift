@@ -1,0 +1,19 @@
+/// Index of a value (an activation) in a compiled graph.
+typealias ValueID = Int
+
+/// One step of a compiled graph. Implementations hold their packed weights and are immutable,
+/// so one compiled graph serves every concurrent inference; all mutable state lives in the
+/// `Workspace` handed to `run`.
+protocol GraphOperation: Sendable {
+    var name: String { get }
+    var inputs: [ValueID] { get }
+    var output: ValueID { get }
+    /// Floats of per-inference scratch this op needs (im2col buffers and the like).
+    var scratchCount: Int { get }
+    /// Computes `output` from `inputs`. Pointers come from the workspace's arena.
+    func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>)
+}
+
+extension GraphOperation {
+    var scratchCount: Int { 0 }
+}

@@ -1,0 +1,155 @@
+import CClassifyKernels
+
+/// 2-D convolution with fused bias and activation, over NHWC maps. Any kernel size, stride,
+/// padding and group count; the weights are repacked once, at load, for the strategy the shape
+/// calls for:
+/// - pointwise (1x1, stride 1, one group): a GEMM of the pixel rows with weights packed [Cin][Cout];
+/// - depthwise (groups == channels): a direct kernel vectorized over channels, weights [kH][kW][C];
+/// - anything else: im2col per group into scratch, then a GEMM with weights packed [kH*kW*Cin/g][Cout/g].
+struct Conv2DOperation: GraphOperation {
+    enum Strategy: Sendable { case pointwise, depthwise, im2col }
+
+    let name: String
+    let inputs: [ValueID]
+    let output: ValueID
+    let inputShape: FeatureMapShape
+    let outputShape: FeatureMapShape
+    let kernel: (height: Int, width: Int)
+    let stride: (height: Int, width: Int)
+    let padding: Padding
+    let groups: Int
+    let activation: Activation
+    let strategy: Strategy
+    let packedWeights: [Float]
+    let bias: [Float]
+
+    /// - Parameter weights: PyTorch layout [outChannels][inChannels / groups][kernelHeight][kernelWidth].
+    init(
+        name: String, input: ValueID, output: ValueID, inputShape: FeatureMapShape, outChannels: Int,
+        kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation,
+        weights: [Float], bias: [Float]
+    ) {
+        self.name = name
+        self.inputs = [input]
+        self.output = output
+        self.inputShape = inputShape
+        self.kernel = kernel
+        self.stride = stride
+        self.padding = padding
+        self.groups = groups
+        self.activation = activation
+        self.bias = bias
+        outputShape = Self.outputShape(input: inputShape, outChannels: outChannels, kernel: kernel, stride: stride, padding: padding)
+        let inPerGroup = inputShape.channels / groups, outPerGroup = outChannels / groups
+        let (kh, kw) = kernel
+        if groups == inputShape.channels && groups == outChannels {
+            strategy = .depthwise
+            var packed = [Float](repeating: 0, count: kh * kw * outChannels)
+            for c in 0..<outChannels { for y in 0..<kh { for x in 0..<kw {
+                packed[(y * kw + x) * outChannels + c] = weights[(c * kh + y) * kw + x]
+            } } }
+            packedWeights = packed
+        } else {
+            let isPointwise = kh == 1 && kw == 1 && stride == (1, 1) && groups == 1 && padding == .none
+            strategy = isPointwise ? .pointwise : .im2col
+            // Per group g: a [kh*kw*inPerGroup][outPerGroup] block, row index (y*kw + x)*inPerGroup + i.
+            let rows = kh * kw * inPerGroup
+            var packed = [Float](repeating: 0, count: groups * rows * outPerGroup)
+            for g in 0..<groups { for o in 0..<outPerGroup { for i in 0..<inPerGroup { for y in 0..<kh { for x in 0..<kw {
+                let source = (((g * outPerGroup + o) * inPerGroup + i) * kh + y) * kw + x
+                let row = (y * kw + x) * inPerGroup + i
+                packed[(g * rows + row) * outPerGroup + o] = weights[source]
+            } } } } }
+            packedWeights = packed
+        }
+    }
+
+    static func outputShape(input: FeatureMapShape, outChannels: Int, kernel: (Int, Int), stride: (Int, Int), padding: Padding) -> FeatureMapShape {
+        FeatureMapShape(
+            height: (input.height + padding.top + padding.bottom - kernel.0) / stride.0 + 1,
+            width: (input.width + padding.left + padding.right - kernel.1) / stride.1 + 1,
+            channels: outChannels)
+    }
+
+    var scratchCount: Int {
+        strategy == .im2col ? outputShape.pixelCount * kernel.height * kernel.width * (inputShape.channels / groups) : 0
+    }
+
+    func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        let input = inputs[0]
+        let (lower, upper) = activation.clampRange
+        packedWeights.withUnsafeBufferPointer { weights in
+            bias.withUnsafeBufferPointer { bias in
+                switch strategy {
+                case .depthwise:
+                    cls_depthwise_conv2d(
+                        input, Int32(inputShape.height), Int32(inputShape.width), Int32(inputShape.channels),
+                        weights.baseAddress, bias.baseAddress, Int32(kernel.height), Int32(kernel.width),
+                        Int32(stride.height), Int32(stride.width), Int32(padding.top), Int32(padding.left),
+                        output, Int32(outputShape.height), Int32(outputShape.width), lower, upper)
+                case .pointwise:
+                    BLAS.multiply(
+                        m: outputShape.pixelCount, n: outputShape.channels, k: inputShape.channels,
+                        a: input, b: weights.baseAddress!, c: output)
+                    cls_bias_activation(output, outputShape.pixelCount, outputShape.channels, bias.baseAddress, lower, upper)
+                case .im2col:
+                    runIm2col(input: input, weights: weights.baseAddress!, output: output, scratch: scratch)
+                    cls_bias_activation(output, outputShape.pixelCount, outputShape.channels, bias.baseAddress, lower, upper)
+                }
+            }
+        }
+    }
+
+    private func runIm2col(input: UnsafePointer<Float>, weights: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        let inPerGroup = inputShape.channels / groups, outPerGroup = outputShape.channels / groups
+        let rowLength = kernel.height * kernel.width * inPerGroup
+        for g in 0..<groups {
+            Im2Col.gather(
+                input: input, shape: inputShape, channelOffset: g * inPerGroup, channelCount: inPerGroup,
+                kernel: kernel, stride: stride, padding: padding, output: outputShape, into: scratch)
+            BLAS.multiply(
+                m: outputShape.pixelCount, n: outPerGroup, k: rowLength,
+                a: scratch, b: weights + g * rowLength * outPerGroup,
+                c: output + g * outPerGroup, ldc: outputShape.channels)
+        }
+    }
+}
+
+extension Conv2DOperation: GraphOperationBuilder {
+    static let opName = "Conv2D"
+
+    static func build(_ node: ModelDescription.Node, context: inout GraphBuildContext) throws(ModelLoadingError) -> any GraphOperation {
+        let input = try context.inputs(of: node, count: 1)[0]
+        let inChannels = try context.required(node.inChannels, "inChannels", of: node)
+        let outChannels = try context.required(node.outChannels, "outChannels", of: node)
+        let kernel = try context.required(node.kernel, "kernel", of: node)
+        let stride = node.stride ?? [1, 1]
+        let groups = node.groups ?? 1
+        guard kernel.count == 2, stride.count == 2, kernel.allSatisfy({ $0 >= 1 }), stride.allSatisfy({ $0 >= 1 }) else {
+            throw context.error(node, "kernel and stride must be two positive numbers")
+        }
+        guard inChannels == input.shape.channels else {
+            throw context.error(node, "inChannels is \(inChannels) but input '\(node.inputs[0])' has \(input.shape.channels) channels")
+        }
+        guard groups >= 1, inChannels % groups == 0, outChannels % groups == 0 else {
+            throw context.error(node, "groups \(groups) does not divide \(inChannels) -> \(outChannels) channels")
+        }
+        let padding: Padding
+        switch node.padding ?? "valid" {
+        case "same": padding = .same(input: input.shape, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]))
+        case "valid": padding = .none
+        case let other: throw context.error(node, "unknown padding '\(other)' (same or valid)")
+        }
+        guard input.shape.height + padding.top + padding.bottom >= kernel[0],
+            input.shape.width + padding.left + padding.right >= kernel[1]
+        else { throw context.error(node, "kernel \(kernel) is larger than the padded input \(input.shape)") }
+        let weights = try context.tensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node)
+        let bias = node.bias == nil ? [Float](repeating: 0, count: outChannels) : try context.tensor(node.bias, "bias", shape: [outChannels], of: node)
+        let activation = try context.activation(of: node)
+        let shape = outputShape(input: input.shape, outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding)
+        return Conv2DOperation(
+            name: node.name, input: input.id, output: context.define(node.output, shape: shape), inputShape: input.shape,
+            outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding,
+            groups: groups, activation: activation, weights: weights, bias: bias)
+    }
+}

@@ -1,0 +1,70 @@
+/// Plain scalar implementations of every op: the truth the fast kernels are tested against.
+/// They read weights in the file's own layout (PyTorch [O][I/g][kH][kW]), so a test against them
+/// also checks the fast path's weight packing. Never used for inference.
+enum ReferenceKernels {
+    static func conv2d(
+        input: [Float], shape: FeatureMapShape, weights: [Float], bias: [Float]?, outChannels: Int,
+        kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation
+    ) -> (values: [Float], shape: FeatureMapShape) {
+        let (kh, kw) = kernel
+        let out = FeatureMapShape(
+            height: (shape.height + padding.top + padding.bottom - kh) / stride.0 + 1,
+            width: (shape.width + padding.left + padding.right - kw) / stride.1 + 1,
+            channels: outChannels)
+        let inPerGroup = shape.channels / groups, outPerGroup = outChannels / groups
+        let (lower, upper) = activation.clampRange
+        var result = [Float](repeating: 0, count: out.elementCount)
+        for oy in 0..<out.height {
+            for ox in 0..<out.width {
+                for o in 0..<outChannels {
+                    let group = o / outPerGroup
+                    var sum = Double(bias?[o] ?? 0)
+                    for i in 0..<inPerGroup {
+                        let channel = group * inPerGroup + i
+                        for y in 0..<kh {
+                            for x in 0..<kw {
+                                let iy = oy * stride.0 + y - padding.top, ix = ox * stride.1 + x - padding.left
+                                guard iy >= 0, iy < shape.height, ix >= 0, ix < shape.width else { continue }
+                                let value = input[(iy * shape.width + ix) * shape.channels + channel]
+                                sum += Double(value) * Double(weights[((o * inPerGroup + i) * kh + y) * kw + x])
+                            }
+                        }
+                    }
+                    result[(oy * out.width + ox) * outChannels + o] = min(max(Float(sum), lower), upper)
+                }
+            }
+        }
+        return (result, out)
+    }
+
+    static func add(_ a: [Float], _ b: [Float], activation: Activation) -> [Float] {
+        let (lower, upper) = activation.clampRange
+        return zip(a, b).map { min(max($0 + $1, lower), upper) }
+    }
+
+    static func globalAveragePool(_ input: [Float], shape: FeatureMapShape) -> [Float] {
+        (0..<shape.channels).map { c in
+            var sum = 0.0
+            for p in 0..<shape.pixelCount { sum += Double(input[p * shape.channels + c]) }
+            return Float(sum / Double(shape.pixelCount))
+        }
+    }
+
+    static func fullyConnected(_ input: [Float], weights: [Float], bias: [Float], outFeatures: Int, activation: Activation) -> [Float] {
+        let (lower, upper) = activation.clampRange
+        return (0..<outFeatures).map { o in
+            var sum = Double(bias[o])
+            for i in input.indices { sum += Double(weights[o * input.count + i]) * Double(input[i]) }
+            return min(max(Float(sum), lower), upper)
+        }
+    }
+
+    static func softmax(_ input: [Float]) -> [Float] {
+        let largest = input.max() ?? 0
+        let exps = input.map { Double(exp(Double($0 - largest))) }
+        let sum = exps.reduce(0, +)
+        return exps.map { Float($0 / sum) }
+    }
+}
+
+import Foundation

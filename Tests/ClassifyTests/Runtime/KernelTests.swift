@@ -1,0 +1,153 @@
+import CClassifyKernels
+import Testing
+@testable import Classify
+
+/// Every fast kernel against the scalar reference, on awkward shapes (odd sizes so tail loops
+/// run, stride 2, 5x5, channel counts that are not multiples of 8), on both the AVX2+FMA path
+/// and the portable one.
+@Suite(.serialized)
+struct KernelTests {
+    struct ConvCase: CustomTestStringConvertible, Sendable {
+        var height: Int, width: Int, inChannels: Int, outChannels: Int, kernel: Int, stride: Int, groups: Int, same: Bool
+        var activation: Activation
+        var seed: UInt64
+        var testDescription: String {
+            "\(height)x\(width)x\(inChannels)->\(outChannels) k\(kernel) s\(stride) g\(groups) \(same ? "same" : "valid") \(activation) seed \(seed)"
+        }
+    }
+
+    static let convolutionCases: [ConvCase] = [
+        // pointwise (GEMM path)
+        .init(height: 7, width: 13, inChannels: 13, outChannels: 7, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 1),
+        .init(height: 13, width: 7, inChannels: 127, outChannels: 19, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 2),
+        // depthwise 3x3 and 5x5, stride 1 and 2
+        .init(height: 7, width: 7, inChannels: 13, outChannels: 13, kernel: 3, stride: 1, groups: 13, same: true, activation: .relu6, seed: 3),
+        .init(height: 13, width: 127, inChannels: 7, outChannels: 7, kernel: 3, stride: 2, groups: 7, same: true, activation: .relu6, seed: 4),
+        .init(height: 127, width: 13, inChannels: 9, outChannels: 9, kernel: 5, stride: 2, groups: 9, same: true, activation: .none, seed: 5),
+        .init(height: 13, width: 13, inChannels: 33, outChannels: 33, kernel: 5, stride: 1, groups: 33, same: true, activation: .relu, seed: 6),
+        .init(height: 8, width: 8, inChannels: 24, outChannels: 24, kernel: 5, stride: 2, groups: 24, same: true, activation: .relu6, seed: 7),
+        // general (im2col): the stem's shape, odd sizes, valid padding, grouped
+        .init(height: 13, width: 13, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 8),
+        .init(height: 7, width: 13, inChannels: 5, outChannels: 7, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 9),
+        .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
+        .init(height: 7, width: 7, inChannels: 8, outChannels: 12, kernel: 1, stride: 2, groups: 1, same: true, activation: .none, seed: 11),
+    ]
+
+    @Test(arguments: convolutionCases, [true, false])
+    func convolutionMatchesReference(_ c: ConvCase, vectorPath: Bool) {
+        cls_kernels_set_vector_path(vectorPath ? 1 : 0)
+        defer { cls_kernels_set_vector_path(1) }
+        var random = SeededRandom(seed: c.seed)
+        let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let weights = random.floats(c.outChannels * (c.inChannels / c.groups) * c.kernel * c.kernel)
+        let bias = random.floats(c.outChannels)
+        let padding = c.same ? Padding.same(input: shape, kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride)) : .none
+        let expected = ReferenceKernels.conv2d(
+            input: input, shape: shape, weights: weights, bias: bias, outChannels: c.outChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.groups, activation: c.activation)
+        let operation = Conv2DOperation(
+            name: "conv", input: 0, output: 1, inputShape: shape, outChannels: c.outChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.groups,
+            activation: c.activation, weights: weights, bias: bias)
+        #expect(operation.outputShape == expected.shape)
+        var output = [Float](repeating: .nan, count: operation.outputShape.elementCount)
+        var scratch = [Float](repeating: .nan, count: max(operation.scratchCount, 1))
+        input.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { output in
+                scratch.withUnsafeMutableBufferPointer { scratch in
+                    operation.run(inputs: [input.baseAddress!], output: output.baseAddress!, scratch: scratch.baseAddress!)
+                }
+            }
+        }
+        #expect(maximumAbsoluteDifference(output, expected.values) < 1e-4)
+    }
+
+    @Test func strategyFollowsShape() {
+        func strategy(_ k: Int, _ s: Int, _ g: Int, _ cin: Int, _ cout: Int) -> Conv2DOperation.Strategy {
+            let shape = FeatureMapShape(height: 9, width: 9, channels: cin)
+            return Conv2DOperation(
+                name: "c", input: 0, output: 1, inputShape: shape, outChannels: cout, kernel: (k, k), stride: (s, s),
+                padding: .same(input: shape, kernel: (k, k), stride: (s, s)), groups: g, activation: .none,
+                weights: [Float](repeating: 0, count: cout * cin / g * k * k), bias: [Float](repeating: 0, count: cout)).strategy
+        }
+        #expect(strategy(1, 1, 1, 16, 8) == .pointwise)
+        #expect(strategy(3, 2, 16, 16, 16) == .depthwise)
+        #expect(strategy(3, 2, 1, 3, 32) == .im2col)
+        #expect(strategy(1, 2, 1, 16, 8) == .im2col)
+    }
+
+    @Test(arguments: [7, 13, 127, 1000], [true, false])
+    func addAndActivationMatchReference(count: Int, vectorPath: Bool) {
+        cls_kernels_set_vector_path(vectorPath ? 1 : 0)
+        defer { cls_kernels_set_vector_path(1) }
+        var random = SeededRandom(seed: UInt64(count))
+        let a = random.floats(count, in: -8...8), b = random.floats(count, in: -8...8)
+        for activation in [Activation.none, .relu, .relu6] {
+            var output = [Float](repeating: .nan, count: count)
+            var unused: Float = 0
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    AddOperation(name: "add", inputs: [0, 1], output: 2, count: count, activation: activation)
+                        .run(inputs: [a.baseAddress!, b.baseAddress!], output: &output, scratch: &unused)
+                }
+            }
+            #expect(output == ReferenceKernels.add(a, b, activation: activation))
+        }
+    }
+
+    @Test(arguments: [(7, 13), (1, 127), (49, 1280)])
+    func poolingFullyConnectedAndSoftmaxMatchReference(pixels: Int, channels: Int) {
+        var random = SeededRandom(seed: UInt64(pixels * channels))
+        let shape = FeatureMapShape(height: pixels, width: 1, channels: channels)
+        let input = random.floats(shape.elementCount)
+        var pooled = [Float](repeating: .nan, count: channels)
+        var unused: Float = 0
+        input.withUnsafeBufferPointer { input in
+            GlobalAveragePoolOperation(name: "pool", inputs: [0], output: 1, inputShape: shape)
+                .run(inputs: [input.baseAddress!], output: &pooled, scratch: &unused)
+        }
+        #expect(maximumAbsoluteDifference(pooled, ReferenceKernels.globalAveragePool(input, shape: shape)) < 1e-5)
+
+        let outFeatures = 13
+        let weights = random.floats(outFeatures * channels), bias = random.floats(outFeatures)
+        var logits = [Float](repeating: .nan, count: outFeatures)
+        pooled.withUnsafeBufferPointer { pooled in
+            FullyConnectedOperation(name: "fc", inputs: [0], output: 1, inFeatures: channels, outFeatures: outFeatures,
+                                    weights: weights, bias: bias, activation: .none)
+                .run(inputs: [pooled.baseAddress!], output: &logits, scratch: &unused)
+        }
+        let expectedLogits = ReferenceKernels.fullyConnected(pooled, weights: weights, bias: bias, outFeatures: outFeatures, activation: .none)
+        #expect(maximumAbsoluteDifference(logits, expectedLogits) < 1e-4)
+
+        var probabilities = [Float](repeating: .nan, count: outFeatures)
+        logits.withUnsafeBufferPointer { logits in
+            SoftmaxOperation(name: "softmax", inputs: [0], output: 1, count: outFeatures)
+                .run(inputs: [logits.baseAddress!], output: &probabilities, scratch: &unused)
+        }
+        #expect(maximumAbsoluteDifference(probabilities, ReferenceKernels.softmax(logits)) < 1e-6)
+        #expect(abs(probabilities.reduce(0, +) - 1) < 1e-5)
+    }
+
+    @Test func samePaddingMatchesTensorFlow() {
+        // 224 -> 112 with k3 s2: total pad max((112-1)*2+3-224, 0) = 1, smaller half (0) on top/left.
+        let stem = Padding.same(input: .init(height: 224, width: 224, channels: 3), kernel: (3, 3), stride: (2, 2))
+        #expect(stem == Padding(top: 0, left: 0, bottom: 1, right: 1))
+        let odd = Padding.same(input: .init(height: 7, width: 7, channels: 1), kernel: (5, 5), stride: (1, 1))
+        #expect(odd == Padding(top: 2, left: 2, bottom: 2, right: 2))
+        let stride2k5 = Padding.same(input: .init(height: 28, width: 28, channels: 1), kernel: (5, 5), stride: (2, 2))
+        #expect(stride2k5 == Padding(top: 1, left: 1, bottom: 2, right: 2))
+    }
+
+    @Test func memoryPlanNeverOverlapsLiveValues() {
+        // A chain with a residual: v0 -> v1 -> v2, add(v2, v0) -> v3.
+        let sizes = [100, 50, 100, 100]
+        let plan = MemoryPlan(sizes: sizes, firstUse: [-1, 0, 1, 2], lastUse: [2, 1, 2, 3])
+        func overlaps(_ a: Int, _ b: Int) -> Bool {
+            plan.offsets[a] < plan.offsets[b] + sizes[b] && plan.offsets[b] < plan.offsets[a] + sizes[a]
+        }
+        #expect(!overlaps(0, 1) && !overlaps(0, 2) && !overlaps(1, 2) && !overlaps(2, 3) && !overlaps(0, 3))
+        #expect(plan.offsets[3] == plan.offsets[1] || plan.arenaCount <= 400)
+        #expect(plan.offsets.allSatisfy { $0 % MemoryPlan.alignment == 0 })
+    }
+}

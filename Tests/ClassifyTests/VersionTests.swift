@@ -1,3 +1,0 @@
-import Testing
-@testable import Classify
-@Test func version() { #expect(ClassifyVersion.string == "0.1.0") }
