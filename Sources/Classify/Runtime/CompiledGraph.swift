@@ -20,9 +20,13 @@ struct CompiledGraph: Sendable {
 
     /// Runs every op; the input must already be written at `pointer(to: input, in:)`.
     func run(in workspace: Workspace) {
-        for operation in operations {
-            let inputs = operation.inputs.map { UnsafePointer(pointer(to: $0, in: workspace)) }
-            operation.run(inputs: inputs, output: pointer(to: operation.output, in: workspace), scratch: workspace.scratch)
-        }
+        for operation in operations { run(operation, in: workspace) }
+    }
+
+    /// Runs one op (the benchmark times them one by one).
+    @inline(__always)
+    func run(_ operation: any GraphOperation, in workspace: Workspace) {
+        let inputs = operation.inputs.map { UnsafePointer(pointer(to: $0, in: workspace)) }
+        operation.run(inputs: inputs, output: pointer(to: operation.output, in: workspace), scratch: workspace.scratch)
     }
 }

@@ -10,10 +10,13 @@ protocol GraphOperation: Sendable {
     var output: ValueID { get }
     /// Floats of per-inference scratch this op needs (im2col buffers and the like).
     var scratchCount: Int { get }
+    /// A short label for profiles, e.g. `Conv2D depthwise 5x5/2`.
+    var kindDescription: String { get }
     /// Computes `output` from `inputs`. Pointers come from the workspace's arena.
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>)
 }
 
 extension GraphOperation {
     var scratchCount: Int { 0 }
+    var kindDescription: String { String(describing: type(of: self)).replacingOccurrences(of: "Operation", with: "") }
 }

@@ -71,6 +71,8 @@ struct Conv2DOperation: GraphOperation {
             channels: outChannels)
     }
 
+    var kindDescription: String { "Conv2D \(strategy) \(kernel.height)x\(kernel.width)/\(stride.height)" }
+
     var scratchCount: Int {
         strategy == .im2col ? outputShape.pixelCount * kernel.height * kernel.width * (inputShape.channels / groups) : 0
     }

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Measures batch-1 network latency on a fixed synthetic input, and where the time goes per op.
+///
+/// ```swift
+/// let report = LatencyBenchmark.run(model: try .shared(), threads: 1, iterations: 50)
+/// print(report.medianMilliseconds)
+/// ```
+public enum LatencyBenchmark {
+    /// Latency figures of one run, in milliseconds.
+    public struct Report: Sendable, Codable {
+        public var threads: Int
+        public var iterations: Int
+        public var medianMilliseconds: Double
+        public var p90Milliseconds: Double
+        public var minimumMilliseconds: Double
+        public var meanMilliseconds: Double
+        /// Time from opening the model directory to the end of the first inference.
+        public var loadMilliseconds: Double?
+        /// Median time per op, in execution order (only with `profileLayers`).
+        public var layers: [Layer]?
+
+        /// One op's share.
+        public struct Layer: Sendable, Codable {
+            public var name: String
+            public var kind: String
+            public var outputShape: String
+            public var medianMilliseconds: Double
+        }
+    }
+
+    /// Runs `warmup` untimed inferences, then `iterations` timed ones.
+    public static func run(model: ImageClassifierModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false) -> Report {
+        ComputeThreads.configure(threads)
+        var random: UInt32 = 12345
+        var input = [Float](repeating: 0, count: model.inputSize.width * model.inputSize.height * 3)
+        for i in input.indices {
+            random = random &* 1664525 &+ 1013904223
+            input[i] = Float((random >> 8) & 0xFFFFFF) / 8388608.0 - 1.0
+        }
+        let graph = model.graph
+        let workspace = graph.makeWorkspace()
+        let inputPointer = graph.pointer(to: graph.input, in: workspace)
+        input.withUnsafeBufferPointer { inputPointer.update(from: $0.baseAddress!, count: $0.count) }
+        for _ in 0..<warmup { graph.run(in: workspace) }
+
+        var totals: [Double] = []
+        var perLayer = [[Double]](repeating: [], count: graph.operations.count)
+        for _ in 0..<max(iterations, 1) {
+            if profileLayers {
+                var sum = 0.0
+                for (index, operation) in graph.operations.enumerated() {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    graph.run(operation, in: workspace)
+                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                    perLayer[index].append(elapsed)
+                    sum += elapsed
+                }
+                totals.append(sum)
+            } else {
+                let start = DispatchTime.now().uptimeNanoseconds
+                graph.run(in: workspace)
+                totals.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+        }
+        let layers = profileLayers ? graph.operations.enumerated().map { index, operation in
+            Report.Layer(name: operation.name, kind: operation.kindDescription,
+                         outputShape: graph.shapes[operation.output].description, medianMilliseconds: median(perLayer[index]))
+        } : nil
+        return Report(
+            threads: threads, iterations: totals.count, medianMilliseconds: median(totals),
+            p90Milliseconds: percentile(totals, 0.9), minimumMilliseconds: totals.min() ?? 0,
+            meanMilliseconds: totals.reduce(0, +) / Double(totals.count), loadMilliseconds: nil, layers: layers)
+    }
+
+    /// Time to load the model in `directory` and run one inference, in milliseconds.
+    public static func measureLoad(directory: URL) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let model = try ImageClassifierModel(contentsOf: directory)
+        _ = model.infer { $0.update(repeating: 0) }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
+    static func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let position = fraction * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down)), upper = Int(position.rounded(.up))
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+    }
+}

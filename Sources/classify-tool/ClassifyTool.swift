@@ -1,0 +1,19 @@
+import ArgumentParser
+import Classify
+
+/// The `classify-tool` command: classify photos, keep a label index of folders, search it.
+@main
+struct ClassifyTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classify-tool",
+        abstract: "Classify photos on this machine and find them by what is in them.",
+        discussion: """
+            Examples:
+              classify-tool classify photo.jpg
+              classify-tool index ~/Pictures
+              classify-tool search dog
+            """,
+        version: ClassifyVersion.current,
+        subcommands: [BenchCommand.self]
+    )
+}

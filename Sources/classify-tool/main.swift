@@ -1,4 +1,0 @@
-import Classify
-import TagIndex
-
-print(ModelLocator.defaultModelName)
