@@ -1,0 +1,1 @@
+"""Shared helpers for the classify Python data scripts (standard library + numpy only)."""
