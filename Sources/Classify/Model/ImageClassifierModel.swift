@@ -17,6 +17,8 @@ public final class ImageClassifierModel: Sendable {
     public let directory: URL
     /// The parsed `model.json`.
     public let description: ModelDescription
+    /// The labels: taxonomy and calibrated curves.
+    public let labelSet: LabelSet
     let graph: CompiledGraph
     let logitsValue: ValueID
     let probabilitiesValue: ValueID
@@ -33,6 +35,7 @@ public final class ImageClassifierModel: Sendable {
         let weights = try SafeTensorsFile(contentsOf: directory.appending(path: description.weights))
         graph = try GraphCompiler.compile(description, weights: weights)
         self.description = description
+        labelSet = try LabelSet(directory: directory, description: description)
         logitsValue = graph.value(named: description.outputs.logits)!
         probabilitiesValue = graph.value(named: description.outputs.probabilities)!
         featuresValue = graph.value(named: description.outputs.features)!

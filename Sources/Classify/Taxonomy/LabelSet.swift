@@ -1,0 +1,50 @@
+import Foundation
+
+/// A model's labels with everything observations need: the taxonomy, and each label's calibrated
+/// curve when the model directory has a `calibration.json`.
+///
+/// ```swift
+/// let observations = model.labelSet.observations(probabilities: output.probabilities)
+/// ```
+public struct LabelSet: Sendable {
+    public let taxonomy: LabelTaxonomy
+    /// Curves indexed like `taxonomy.labels`; nil without a calibration file.
+    public let curves: [PrecisionRecallCurve]?
+    /// The calibration the curves came from.
+    public let calibration: CalibrationFile?
+
+    public init(taxonomy: LabelTaxonomy, calibration: CalibrationFile?) {
+        self.taxonomy = taxonomy
+        self.calibration = calibration
+        curves = calibration.map { calibration in
+            taxonomy.labels.map { calibration.curve(for: $0.identifier, isLeaf: $0.isLeaf) }
+        }
+    }
+
+    /// Loads `taxonomy.json` and `calibration.json` from `directory`; a model without a taxonomy
+    /// gets its leaves only, one without a calibration gets no curves.
+    init(directory: URL, description: ModelDescription) throws(ModelLoadingError) {
+        let taxonomyURL = directory.appending(path: "taxonomy.json")
+        let taxonomy = FileManager.default.fileExists(atPath: taxonomyURL.path)
+            ? try LabelTaxonomy(contentsOf: taxonomyURL, classCount: description.labels.count)
+            : try LabelTaxonomy(leavesOf: description)
+        for label in description.labels where taxonomy.labels[taxonomy.leafIndexByClass[label.index]].identifier != label.identifier {
+            throw .malformed(file: "taxonomy.json", reason: "class \(label.index) is '\(taxonomy.labels[taxonomy.leafIndexByClass[label.index]].identifier)' but model.json says '\(label.identifier)'")
+        }
+        let calibrationURL = directory.appending(path: "calibration.json")
+        let calibration = FileManager.default.fileExists(atPath: calibrationURL.path) ? try CalibrationFile(contentsOf: calibrationURL) : nil
+        self.init(taxonomy: taxonomy, calibration: calibration)
+    }
+
+    /// Observations for every label of the taxonomy (leaves and parents), highest confidence first.
+    public func observations(probabilities: [Float]) -> [ClassificationObservation] {
+        let confidences = taxonomy.confidences(probabilities: probabilities)
+        let order = confidences.indices.sorted { (confidences[$0], $1) > (confidences[$1], $0) }
+        return order.map { index in
+            let label = taxonomy.labels[index]
+            return ClassificationObservation(
+                identifier: label.identifier, confidence: confidences[index], displayName: label.displayName,
+                wordNetID: label.wordNetID, isLeaf: label.isLeaf, precisionRecallCurve: curves?[index])
+        }
+    }
+}
