@@ -1,6 +1,15 @@
+// Umbrella header for the C codec layer.
+//
+// libjpeg and libpng report fatal errors with setjmp/longjmp. A longjmp must never unwind
+// through a Swift frame, so every call into those libraries happens in this target: each
+// function below sets its own jump point, and reports failure as a cls_status plus a
+// human-readable message that Swift turns into a typed error.
 #ifndef CCLASSIFY_CODECS_H
 #define CCLASSIFY_CODECS_H
-#include <stddef.h>
-#include <stdint.h>
-int cls_codecs_version(void);
+
+#include "cls_status.h"
+#include "cls_jpeg_decoder.h"
+#include "cls_png_decoder.h"
+#include "cls_test_encoders.h"
+
 #endif

@@ -1,0 +1,55 @@
+// JPEG decoding through libjpeg(-turbo), in two steps so the caller can check the header
+// (and allocate the output itself) before any large allocation happens:
+//
+//   cls_jpeg_decoder *decoder; cls_jpeg_header header; cls_message message;
+//   if (cls_jpeg_decoder_open(data, size, 256, 100000000, &decoder, &header, &message) == CLS_OK) {
+//       uint8_t *rgb = malloc(header.output_width * header.output_height * 3);
+//       cls_jpeg_decoder_read_pixels(decoder, rgb, header.output_width * header.output_height * 3, &message);
+//   }
+//   cls_jpeg_decoder_close(decoder);
+#ifndef CLS_JPEG_DECODER_H
+#define CLS_JPEG_DECODER_H
+
+#include "cls_status.h"
+
+/// Progressive files with more scans than this are rejected: each scan re-walks the whole
+/// coefficient buffer, so a hostile file with thousands of tiny scans could run for minutes.
+enum { CLS_JPEG_MAXIMUM_SCAN_COUNT = 1000 };
+
+typedef struct cls_jpeg_decoder cls_jpeg_decoder;
+
+typedef struct cls_jpeg_header {
+    /// Full-size dimensions from the frame header (also filled in for CLS_TOO_LARGE).
+    uint32_t image_width;
+    uint32_t image_height;
+    /// Dimensions cls_jpeg_decoder_read_pixels will produce after DCT-domain scaling.
+    uint32_t output_width;
+    uint32_t output_height;
+    /// The chosen scale is 1/scale_denominator: 1, 2, 4 or 8.
+    uint32_t scale_denominator;
+    /// TIFF-structured EXIF payload of the first APP1 "Exif\0\0" segment (prefix removed),
+    /// or NULL. Owned by the decoder; valid only until read_pixels or close is called.
+    const uint8_t *exif;
+    size_t exif_size;
+} cls_jpeg_header;
+
+/// Reads the header of the JPEG in `data` (which must stay valid until close).
+///
+/// `minimum_short_side`: 0 decodes at full size; otherwise the smallest scale among 1/8, 1/4,
+/// 1/2 and 1 whose output short side is still >= the minimum is chosen (1 when none is).
+/// `maximum_pixel_count`: images with more full-size pixels fail with CLS_TOO_LARGE.
+/// On success `*decoder` must be closed; on failure it is NULL.
+cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t minimum_short_side,
+                                 uint64_t maximum_pixel_count, cls_jpeg_decoder **decoder,
+                                 cls_jpeg_header *header, cls_message *message);
+
+/// Decodes the image as interleaved 8-bit RGB rows of output_width * 3 bytes into `rgb`,
+/// which holds `capacity` bytes. Grayscale is replicated to RGB; CMYK and YCCK are converted.
+/// Call at most once per decoder.
+cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                        cls_message *message);
+
+/// Releases the decoder; NULL is allowed.
+void cls_jpeg_decoder_close(cls_jpeg_decoder *decoder);
+
+#endif

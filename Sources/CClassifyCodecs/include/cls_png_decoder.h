@@ -1,0 +1,43 @@
+// PNG decoding through libpng's simplified API, in two steps so the caller can check the
+// dimensions and allocate the output itself before any large allocation happens:
+//
+//   cls_png_decoder *decoder; cls_png_header header; cls_message message;
+//   if (cls_png_decoder_open(data, size, 100000000, &decoder, &header, &message) == CLS_OK) {
+//       uint8_t *rgb = malloc(header.width * header.height * 3);
+//       cls_png_decoder_read_pixels(decoder, rgb, header.width * header.height * 3, &message);
+//   }
+//   cls_png_decoder_close(decoder);
+//
+// The simplified API catches libpng's longjmps internally and reports errors in
+// png_image.message, so no jump ever reaches our code or Swift.
+#ifndef CLS_PNG_DECODER_H
+#define CLS_PNG_DECODER_H
+
+#include "cls_status.h"
+
+typedef struct cls_png_decoder cls_png_decoder;
+
+typedef struct cls_png_header {
+    /// Dimensions from IHDR (also filled in for CLS_TOO_LARGE).
+    uint32_t width;
+    uint32_t height;
+} cls_png_header;
+
+/// Reads the PNG header and the chunks before the image data from `data`, which must stay
+/// valid until close. Images with more than `maximum_pixel_count` pixels fail with
+/// CLS_TOO_LARGE. On success `*decoder` must be closed; on failure it is NULL.
+cls_status cls_png_decoder_open(const uint8_t *data, size_t size, uint64_t maximum_pixel_count,
+                                cls_png_decoder **decoder, cls_png_header *header,
+                                cls_message *message);
+
+/// Decodes to interleaved 8-bit sRGB rows of width * 3 bytes into `rgb` (`capacity` bytes).
+/// Transparency is composited onto white (#FFFFFF) by libpng, which blends in linear light.
+/// 16-bit files without gamma information are taken to be sRGB-encoded (as browsers do),
+/// not linear. Call at most once per decoder.
+cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                       cls_message *message);
+
+/// Releases the decoder; NULL is allowed.
+void cls_png_decoder_close(cls_png_decoder *decoder);
+
+#endif

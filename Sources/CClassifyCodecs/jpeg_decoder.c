@@ -1,0 +1,197 @@
+#include "cls_jpeg_decoder.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeg_error_manager.h"
+
+struct cls_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    cls_jpeg_error_manager errors;
+    struct jpeg_progress_mgr progress;
+    /// The file holds CMYK or YCCK; libjpeg hands us CMYK and we convert to RGB ourselves.
+    int four_channel_ink;
+    /// Adobe applications write CMYK inverted (0 = full ink); their files carry an APP14 marker.
+    int ink_inverted;
+};
+
+// The decoder struct lives on the heap and only pointers to it are used after setjmp, so no
+// automatic variable changed between setjmp and longjmp is read afterwards.
+
+// libjpeg calls the progress monitor between units of input work, including once per
+// marker/scan while a progressive file is absorbed in jpeg_start_decompress, which makes it
+// the place to stop files that would otherwise keep us busy for a very long time.
+static void limit_scan_count(j_common_ptr common) {
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    if (cinfo->input_scan_number > CLS_JPEG_MAXIMUM_SCAN_COUNT) {
+        cls_jpeg_fail(common, CLS_CORRUPT, "JPEG has more than 1000 scans");
+    }
+}
+
+static void choose_scale(struct jpeg_decompress_struct *cinfo, uint32_t minimum_short_side) {
+    static const unsigned int denominators[] = {8, 4, 2, 1};
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = 1;
+    if (minimum_short_side > 0) {
+        for (size_t i = 0; i < sizeof denominators / sizeof denominators[0]; i++) {
+            cinfo->scale_denom = denominators[i];
+            jpeg_calc_output_dimensions(cinfo);
+            JDIMENSION short_side = cinfo->output_width < cinfo->output_height
+                                        ? cinfo->output_width
+                                        : cinfo->output_height;
+            if (short_side >= minimum_short_side) return;
+        }
+    }
+    // Full size: either requested, or even 1/2 would fall below the minimum.
+    cinfo->scale_denom = 1;
+    jpeg_calc_output_dimensions(cinfo);
+}
+
+static void find_exif(struct jpeg_decompress_struct *cinfo, cls_jpeg_header *header) {
+    static const char prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
+        // APP1 is shared with XMP ("http://ns.adobe.com/xap/1.0/"); only the EXIF one counts.
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= sizeof prefix &&
+            memcmp(marker->data, prefix, sizeof prefix) == 0) {
+            header->exif = marker->data + sizeof prefix;
+            header->exif_size = marker->data_length - sizeof prefix;
+            return;
+        }
+    }
+}
+
+cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t minimum_short_side,
+                                 uint64_t maximum_pixel_count, cls_jpeg_decoder **decoder,
+                                 cls_jpeg_header *header, cls_message *message) {
+    *decoder = NULL;
+    memset(header, 0, sizeof *header);
+    if (data == NULL || size == 0 || size > ULONG_MAX) {
+        cls_message_set(message, "no JPEG data");
+        return CLS_INVALID_ARGUMENT;
+    }
+    cls_jpeg_decoder *state = calloc(1, sizeof *state);
+    if (state == NULL) {
+        cls_message_set(message, "out of memory");
+        return CLS_OUT_OF_MEMORY;
+    }
+    state->cinfo.err = cls_jpeg_error_manager_init(&state->errors);
+    if (setjmp(state->errors.jump)) {
+        // Dimensions are known once the frame header was parsed; report them for TOO_LARGE.
+        header->image_width = state->cinfo.image_width;
+        header->image_height = state->cinfo.image_height;
+        cls_status status = state->errors.status;
+        cls_message_set(message, state->errors.message.text);
+        cls_jpeg_decoder_close(state);
+        return status;
+    }
+    jpeg_create_decompress(&state->cinfo);
+    state->progress.progress_monitor = limit_scan_count;
+    state->cinfo.progress = &state->progress;
+    jpeg_mem_src(&state->cinfo, data, (unsigned long)size);
+    jpeg_save_markers(&state->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&state->cinfo, TRUE);
+
+    header->image_width = state->cinfo.image_width;
+    header->image_height = state->cinfo.image_height;
+    uint64_t pixel_count = (uint64_t)state->cinfo.image_width * state->cinfo.image_height;
+    if (pixel_count > maximum_pixel_count) {
+        cls_jpeg_fail((j_common_ptr)&state->cinfo, CLS_TOO_LARGE,
+                      "JPEG dimensions exceed the pixel limit");
+    }
+
+    switch (state->cinfo.jpeg_color_space) {
+    case JCS_CMYK:
+    case JCS_YCCK:
+        state->cinfo.out_color_space = JCS_CMYK;
+        state->four_channel_ink = 1;
+        state->ink_inverted = state->cinfo.saw_Adobe_marker ? 1 : 0;
+        break;
+    default:
+        // YCbCr, RGB and grayscale all convert to RGB inside libjpeg.
+        state->cinfo.out_color_space = JCS_RGB;
+        break;
+    }
+    choose_scale(&state->cinfo, minimum_short_side);
+
+    header->output_width = state->cinfo.output_width;
+    header->output_height = state->cinfo.output_height;
+    header->scale_denominator = state->cinfo.scale_denom;
+    find_exif(&state->cinfo, header);
+    *decoder = state;
+    return CLS_OK;
+}
+
+// Each output channel is the product of the "paper left over" by the ink and by the black.
+static void convert_ink_row(const JSAMPLE *ink, uint8_t *rgb, JDIMENSION width, int inverted) {
+    for (JDIMENSION x = 0; x < width; x++) {
+        unsigned int c = ink[4 * x], m = ink[4 * x + 1], y = ink[4 * x + 2], k = ink[4 * x + 3];
+        if (!inverted) {
+            c = 255 - c;
+            m = 255 - m;
+            y = 255 - y;
+            k = 255 - k;
+        }
+        rgb[3 * x] = (uint8_t)((c * k + 127) / 255);
+        rgb[3 * x + 1] = (uint8_t)((m * k + 127) / 255);
+        rgb[3 * x + 2] = (uint8_t)((y * k + 127) / 255);
+    }
+}
+
+cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                        cls_message *message) {
+    if (decoder == NULL || rgb == NULL) {
+        cls_message_set(message, "no decoder or output buffer");
+        return CLS_INVALID_ARGUMENT;
+    }
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    size_t row_bytes = (size_t)cinfo->output_width * 3;
+    if (capacity / row_bytes < cinfo->output_height) {
+        cls_message_set(message, "output buffer too small");
+        return CLS_INVALID_ARGUMENT;
+    }
+    if (setjmp(decoder->errors.jump)) {
+        cls_message_set(message, decoder->errors.message.text);
+        return decoder->errors.status;
+    }
+    jpeg_start_decompress(cinfo);
+    if ((size_t)cinfo->output_width * 3 != row_bytes || cinfo->output_height * row_bytes > capacity) {
+        cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "output size changed while decoding");
+    }
+    if (decoder->four_channel_ink) {
+        // Pool memory is released by libjpeg itself, also after an error.
+        JSAMPARRAY ink = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                     cinfo->output_width * 4, 1);
+        while (cinfo->output_scanline < cinfo->output_height) {
+            JDIMENSION row = cinfo->output_scanline;
+            if (jpeg_read_scanlines(cinfo, ink, 1) != 1) {
+                cls_jpeg_fail((j_common_ptr)cinfo, CLS_CORRUPT, "JPEG decoder produced no rows");
+            }
+            convert_ink_row(ink[0], rgb + row * row_bytes, cinfo->output_width,
+                            decoder->ink_inverted);
+        }
+    } else {
+        enum { ROWS_PER_CALL = 8 };
+        JSAMPROW rows[ROWS_PER_CALL];
+        while (cinfo->output_scanline < cinfo->output_height) {
+            JDIMENSION first = cinfo->output_scanline;
+            JDIMENSION count = cinfo->output_height - first;
+            if (count > ROWS_PER_CALL) count = ROWS_PER_CALL;
+            for (JDIMENSION i = 0; i < count; i++) rows[i] = rgb + (size_t)(first + i) * row_bytes;
+            // A return of 0 would mean suspension, which a memory source never asks for;
+            // treat it as corruption rather than spinning.
+            if (jpeg_read_scanlines(cinfo, rows, count) == 0) {
+                cls_jpeg_fail((j_common_ptr)cinfo, CLS_CORRUPT, "JPEG decoder produced no rows");
+            }
+        }
+    }
+    jpeg_finish_decompress(cinfo);
+    return CLS_OK;
+}
+
+void cls_jpeg_decoder_close(cls_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    // Safe on a never-created (zeroed) struct: libjpeg checks for a memory manager first.
+    jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}

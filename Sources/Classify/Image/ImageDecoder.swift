@@ -1,0 +1,69 @@
+import Foundation
+
+/// Decodes JPEG and PNG images into upright 8-bit RGB pixels.
+///
+/// The format is recognised from the bytes. JPEGs can be decoded at 1/2, 1/4 or 1/8 size in
+/// the DCT domain when the caller only needs a minimum short side, which is much faster for
+/// large photos. EXIF orientation (JPEG APP1, PNG eXIf) is applied. Images whose header
+/// declares more than `maximumPixelCount` pixels are rejected before any large allocation.
+///
+/// Usage:
+/// ```swift
+/// let image = try ImageDecoder().decode(contentsOf: url, minimumShortSide: 256)
+/// ```
+public struct ImageDecoder: Sendable {
+    /// Largest accepted full-size pixel count (width x height from the header).
+    public var maximumPixelCount = 100_000_000
+    /// Largest file `decode(contentsOf:)` reads, in bytes.
+    public var maximumFileByteCount = 512 * 1024 * 1024
+
+    /// Creates a decoder with the default limits (100 megapixels, 512 MiB files).
+    ///
+    /// Usage: `var decoder = ImageDecoder(); decoder.maximumPixelCount = 50_000_000`
+    public init() {}
+
+    /// Decodes an in-memory JPEG or PNG (`Data`, `[UInt8]`, `UnsafeRawBufferPointer`, ...).
+    ///
+    /// `minimumShortSide`: when set, a JPEG is decoded at the smallest of 1/8, 1/4, 1/2 and
+    /// full size whose shorter side is still at least this many pixels; PNGs always decode at
+    /// full size. nil decodes at full size.
+    ///
+    /// Usage: `let image = try decoder.decode(data, minimumShortSide: 256)`
+    public func decode(
+        _ data: some ContiguousBytes, minimumShortSide: Int? = nil
+    ) throws(ImageDecodingError) -> DecodedImage {
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ImageDecodingError) -> DecodedImage in
+                try decodeBytes(bytes, minimumShortSide: minimumShortSide)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads and decodes the image file at `url`. Directories, FIFOs and devices, empty,
+    /// unreadable or missing files and files over `maximumFileByteCount` fail with a
+    /// read-stage error; reading never blocks on a FIFO.
+    ///
+    /// Usage: `let image = try decoder.decode(contentsOf: URL(fileURLWithPath: "cat.jpg"))`
+    public func decode(
+        contentsOf url: URL, minimumShortSide: Int? = nil
+    ) throws(ImageDecodingError) -> DecodedImage {
+        let bytes = try ImageFileReader.contents(of: url, byteLimit: maximumFileByteCount)
+        return try decode(bytes, minimumShortSide: minimumShortSide)
+    }
+
+    private func decodeBytes(
+        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?
+    ) throws(ImageDecodingError) -> DecodedImage {
+        guard let format = ImageFormat(detectingIn: bytes) else { throw .unrecognizedFormat }
+        let decoded: UnorientedImage =
+            switch format {
+            case .jpeg:
+                try JPEGDecoding.decode(
+                    bytes, minimumShortSide: minimumShortSide, maximumPixelCount: maximumPixelCount)
+            case .png:
+                try PNGDecoding.decode(bytes, maximumPixelCount: maximumPixelCount)
+            }
+        return decoded.oriented()
+    }
+}

@@ -1,0 +1,61 @@
+/// Why an image could not be read or decoded. Each case's `description` is a sentence a user
+/// can act on; `stage` says whether reading the file or decoding its bytes failed.
+///
+/// Usage:
+/// ```swift
+/// do { _ = try ImageDecoder().decode(contentsOf: url) }
+/// catch { print("\(error.stage): \(error)") }
+/// ```
+public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The path names a directory, FIFO, socket or device instead of a regular file.
+    case notRegularFile
+    /// The file could not be opened or read; the payload is the system's reason.
+    case unreadable(String)
+    /// The file has no bytes.
+    case empty
+    /// The file is larger than the decoder's read limit.
+    case fileTooLarge(byteCount: Int, limit: Int)
+    /// The bytes are neither JPEG nor PNG (also for empty data, text and random bytes).
+    case unrecognizedFormat
+    /// The image data stops before the image is complete; the payload is the codec's detail.
+    case truncated(String)
+    /// The image data is damaged (bad checksum, invalid entropy code, malformed header, ...).
+    case corrupt(String)
+    /// The image header declares more pixels than allowed.
+    case tooLarge(width: Int, height: Int, limit: Int)
+    /// A well-formed image using something this decoder cannot handle.
+    case unsupported(String)
+
+    /// "read" when the file itself could not be read, "decode" when its contents were bad.
+    public var stage: String {
+        switch self {
+        case .notRegularFile, .unreadable, .empty, .fileTooLarge:
+            "read"
+        case .unrecognizedFormat, .truncated, .corrupt, .tooLarge, .unsupported:
+            "decode"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notRegularFile:
+            "The path is not a regular file (it is a directory, pipe, socket or device); pass the path of an image file."
+        case .unreadable(let reason):
+            "The file could not be read (\(reason)); check that it exists and that you may read it."
+        case .empty:
+            "The file is empty (0 bytes); it was probably not written or copied completely."
+        case .fileTooLarge(let byteCount, let limit):
+            "The file is \(byteCount) bytes, more than the \(limit)-byte limit for images; use a smaller file."
+        case .unrecognizedFormat:
+            "The data is not a JPEG or PNG image; convert it to JPEG or PNG first."
+        case .truncated(let detail):
+            "The image data ends too early (\(detail)); the file was probably cut off while downloading or copying."
+        case .corrupt(let detail):
+            "The image data is damaged (\(detail)); re-export or re-download the file."
+        case .tooLarge(let width, let height, let limit):
+            "The image is \(width)x\(height) pixels, more than the limit of \(limit) pixels; downscale it or raise ImageDecoder.maximumPixelCount."
+        case .unsupported(let detail):
+            "The image uses a feature this decoder does not support (\(detail)); convert it to an ordinary RGB JPEG or PNG."
+        }
+    }
+}
