@@ -37,6 +37,13 @@ public struct CalibrationFile: Sendable, Codable {
         public var imageCount: Int
         public var failedCount: Int
         public var createdBy: String
+
+        public init(description: String, imageCount: Int, failedCount: Int, createdBy: String) {
+            self.description = description
+            self.imageCount = imageCount
+            self.failedCount = failedCount
+            self.createdBy = createdBy
+        }
     }
 
     /// One label's own curve.

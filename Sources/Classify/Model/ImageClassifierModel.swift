@@ -59,6 +59,18 @@ public final class ImageClassifierModel: Sendable {
         }
     }
 
+    /// The model in `directory`, loaded on first use and then shared (keyed by the standardized path).
+    public static func shared(directory: URL) throws(ModelLoadingError) -> ImageClassifierModel {
+        let key = directory.standardizedFileURL.path
+        if let model = sharedModels.withLock({ $0[key] }) { return model }
+        let model = try ImageClassifierModel(contentsOf: directory)
+        return sharedModels.withLock { models in
+            if let existing = models[key] { return existing }
+            models[key] = model
+            return model
+        }
+    }
+
     /// Input height and width in pixels (224 for EfficientNet-Lite0).
     public var inputSize: (width: Int, height: Int) { (description.input.width, description.input.height) }
 

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Classify
+import Foundation
+
+/// `classify-tool calibrate DIR`: build per-label precision/recall curves from labelled images.
+struct CalibrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Build precision/recall curves for the --filter options from labelled images.",
+        discussion: """
+            The true label of an image comes from its sub-folder name or the start of its file name
+            (a WordNet id or a label identifier). An image is a positive for its label and every
+            ancestor. Labels with at least --min-positives positives get their own curve; the others
+            use the pooled curve of leaves or of parents. Writes calibration.json into the model
+            directory unless --output says otherwise.
+
+            Example:
+              classify-tool calibrate ../shared/data/imagenet-calib
+            """)
+
+    @Argument(help: "Folder of labelled images.") var folder: String
+    @Option(help: "Where to write the calibration (default: calibration.json in the model directory).") var output: String?
+    @Option(help: "Positives a label needs for its own curve.") var minPositives = CalibrationBuilder.defaultMinimumPositives
+    @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
+    @Option(help: "Text recorded in the file as the data's description (default: the folder name).") var describe: String?
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func run() async throws {
+        verbosity.apply()
+        let directory = try modelOptions.modelDirectory()
+        let model = try ImageClassifierModel(contentsOf: directory)
+        let classifier = ImageClassifier(model: model)
+        let set = try LabelledImageSet(root: URL(fileURLWithPath: folder), taxonomy: model.labelSet.taxonomy)
+        guard !set.images.isEmpty else {
+            Terminal.error("error: no labelled images in \(folder)")
+            throw ExitCode(1)
+        }
+        var builder = CalibrationBuilder(taxonomy: model.labelSet.taxonomy, minimumPositives: minPositives)
+        var samples: [(probabilities: [Float], trueLabel: Int)] = []
+        var failed = 0
+        await ClassificationPipeline(classifier: classifier, jobs: jobs).run(set.images, work: { image in
+            Result { () throws(ClassificationError) in try classifier.infer(classifier.decode(contentsOf: image.url)).probabilities }
+        }, consume: { image, result in
+            switch result {
+            case .success(let probabilities):
+                builder.add(probabilities: probabilities, trueLabel: image.labelIndex)
+                samples.append((probabilities, image.labelIndex))
+            case .failure(let error):
+                failed += 1
+                Terminal.note("\(image.url.path): \(error)")
+            }
+        })
+        let source = CalibrationFile.Source(
+            description: describe ?? URL(fileURLWithPath: folder).lastPathComponent, imageCount: builder.imageCount,
+            failedCount: failed, createdBy: "classify-tool calibrate \(ClassifyVersion.current)")
+        let calibration = builder.build(model: model.description.name, modelVersion: model.description.modelVersion, source: source)
+        let destination = output.map { URL(fileURLWithPath: $0) } ?? directory.appending(path: "calibration.json")
+        try calibration.write(to: destination)
+
+        let labelSet = LabelSet(taxonomy: model.labelSet.taxonomy, calibration: calibration)
+        let ownLeaves = calibration.labels.keys.filter { model.labelSet.taxonomy.label($0)?.isLeaf == true }.count
+        Terminal.out("calibrated on \(builder.imageCount) images (\(failed) failed, \(set.unlabelled.count) unlabelled skipped); wrote \(destination.path)")
+        Terminal.out("\(calibration.labels.count) labels have their own curve (\(ownLeaves) leaves, \(calibration.labels.count - ownLeaves) parents, at least \(minPositives) positives); the other \(labelSet.taxonomy.labels.count - calibration.labels.count) use a pooled curve")
+        for (filter, name) in [(ObservationFilter.highRecall, "high-recall"), (.highPrecision, "high-precision")] {
+            let report = FilterEvaluation.measure(filter, name: name, samples: samples, labelSet: labelSet)
+            Terminal.out(String(format: "%-15@ keeps %.2f labels per photo, precision %.3f, recall %.3f, %d photos with no label",
+                                name as NSString, report.meanLabelsKept, report.meanPrecision, report.meanRecall, report.photosWithNoLabel))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Classify
+import Foundation
+
+/// `classify-tool classify PATH...`: print the labels of images.
+struct ClassifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classify",
+        abstract: "Print the labels of images (files or folders, recursively).",
+        discussion: """
+            Observations cover the whole taxonomy: the network's classes (golden_retriever) and their
+            groups (dog, domestic_animal). A file that cannot be classified is reported with the stage
+            that failed and why; the others still run. Exit status 2 when some files failed.
+
+            Examples:
+              classify-tool classify photo.jpg
+              classify-tool classify ~/Pictures --format jsonl --filter high-precision
+            """)
+
+    @Argument(help: "Image files or folders.") var paths: [String]
+    @Option(help: "Output format: table, json, jsonl or csv.") var format: OutputFormat = .table
+    @Option(help: "Print at most this many labels per image.") var top = 5
+    @Option(help: "none, high-recall or high-precision (calibrated per label).") var filter: FilterChoice = .none
+    @Option(help: "Only labels with at least this confidence.") var minConfidence: Float = 0
+    @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
+    @Flag(help: "Also look at hidden files and folders.") var includeHidden = false
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func run() async throws {
+        verbosity.apply()
+        let classifier = ImageClassifier(model: try modelOptions.loadModel())
+        let renderer = ResultRenderer(format: format, top: top > 0 ? top : nil, filter: filter.observationFilter, minimumConfidence: minConfidence)
+        if filter != .none && classifier.model.labelSet.calibration == nil {
+            Terminal.error("warning: the model has no calibration.json, so --filter \(filter.rawValue) keeps no label; run classify-tool calibrate first")
+        }
+        if let header = renderer.header { Terminal.out(header) }
+        var failures = 0, count = 0
+        let entries = ImageFileWalker(paths: paths, includeHidden: includeHidden).lazy
+        let pipeline = ClassificationPipeline(classifier: classifier, jobs: jobs)
+        await pipeline.run(entries, work: { entry -> Result<ClassificationResult, ClassificationError> in
+            switch entry {
+            case .file(let file): return Result { () throws(ClassificationError) in try classifier.classify(contentsOf: URL(fileURLWithPath: file.path)) }
+            case .problem(_, let reason): return .failure(ClassificationError(stage: .read, reason: reason))
+            }
+        }, consume: { entry, result in
+            let path: String
+            switch entry {
+            case .file(let file): path = file.path
+            case .problem(let problemPath, _): path = problemPath
+            }
+            if case .failure = result { failures += 1 }
+            Terminal.out(renderer.render(path: path, result: result, isFirst: count == 0))
+            count += 1
+        })
+        if let footer = renderer.footer { Terminal.out(footer) }
+        if count == 0 {
+            Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
+            throw ExitCode(1)
+        }
+        if failures > 0 {
+            Terminal.note("\(failures) of \(count) files failed")
+            throw ExitCode(2)
+        }
+    }
+}

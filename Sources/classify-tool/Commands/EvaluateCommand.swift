@@ -1,0 +1,81 @@
+import ArgumentParser
+import Classify
+import Foundation
+
+/// `classify-tool evaluate DIR`: top-1 / top-5 accuracy on labelled images.
+struct EvaluateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Measure top-1 and top-5 accuracy on labelled images.",
+        discussion: """
+            The true class of an image comes from its sub-folder name or the start of its file name:
+            a WordNet id (n02099601_12.jpg) or a label identifier (golden_retriever/12.jpg).
+
+            Example:
+              classify-tool evaluate ../shared/data/imagenet-calib --compare-full-decode
+            """)
+
+    @Argument(help: "Folder of labelled images.") var folder: String
+    @Flag(help: "Also decode every JPEG at full size and report the difference DCT scaling makes.") var compareFullDecode = false
+    @Flag(help: "Print one JSON object.") var json = false
+    @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    struct Accuracy: Codable {
+        var images = 0, failed = 0, top1 = 0, top5 = 0
+        var top1Rate: Double { images > 0 ? Double(top1) / Double(images) : 0 }
+        var top5Rate: Double { images > 0 ? Double(top5) / Double(images) : 0 }
+    }
+
+    func run() async throws {
+        verbosity.apply()
+        let model = try modelOptions.loadModel()
+        let set = try LabelledImageSet(root: URL(fileURLWithPath: folder), taxonomy: model.labelSet.taxonomy)
+        let leaves = set.images.filter { model.labelSet.taxonomy.labels[$0.labelIndex].isLeaf }
+        guard !leaves.isEmpty else {
+            Terminal.error("error: no labelled images in \(folder) (names must start with a WordNet id or a class identifier)")
+            throw ExitCode(1)
+        }
+        var reduced = ImageClassifier(model: model)
+        reduced.decodesAtReducedSize = true
+        let scaled = try await measure(leaves, classifier: reduced)
+        var full: Accuracy?
+        if compareFullDecode {
+            var classifier = ImageClassifier(model: model)
+            classifier.decodesAtReducedSize = false
+            full = try await measure(leaves, classifier: classifier)
+        }
+        if json {
+            var object: [String: Any] = ["images": scaled.images, "failed": scaled.failed, "top1": scaled.top1Rate, "top5": scaled.top5Rate]
+            if let full { object["fullDecode"] = ["top1": full.top1Rate, "top5": full.top5Rate] }
+            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            return
+        }
+        Terminal.out(String(format: "%d images (%d failed, %d unlabelled skipped): top-1 %.3f, top-5 %.3f (JPEG decoded at reduced size)",
+                            scaled.images, scaled.failed, set.unlabelled.count, scaled.top1Rate, scaled.top5Rate))
+        if let full {
+            Terminal.out(String(format: "full-size decoding: top-1 %.3f, top-5 %.3f; DCT scaling changes top-1 by %+.1f points",
+                                full.top1Rate, full.top5Rate, (scaled.top1Rate - full.top1Rate) * 100))
+        }
+    }
+
+    private func measure(_ images: [LabelledImageSet.Image], classifier: ImageClassifier) async throws -> Accuracy {
+        var accuracy = Accuracy()
+        let taxonomy = classifier.model.labelSet.taxonomy
+        await ClassificationPipeline(classifier: classifier, jobs: jobs).run(images, ordered: false, work: { image in
+            Result { () throws(ClassificationError) in try classifier.classify(contentsOf: image.url) }
+        }, consume: { image, result in
+            accuracy.images += 1
+            guard case .success(let result) = result else {
+                accuracy.failed += 1
+                return
+            }
+            let truth = taxonomy.labels[image.labelIndex].identifier
+            let ranked = result.observations.filter(\.isLeaf).prefix(5).map(\.identifier)
+            if ranked.first == truth { accuracy.top1 += 1 }
+            if ranked.contains(truth) { accuracy.top5 += 1 }
+        })
+        return accuracy
+    }
+}
