@@ -2,7 +2,8 @@ import Foundation
 
 /// Images whose true label is known from their location: the name of the sub-folder they sit in,
 /// or else the start of the file name, as a WordNet id (`n02099601_0042.jpg`) or a label
-/// identifier (`golden_retriever/0042.jpg`, `dog_12.png`).
+/// identifier (`golden_retriever/0042.jpg`, `dog_12.png`), or else a WordNet id as one of the
+/// `_`-separated parts of the name (`00042_n02099601.jpg`).
 ///
 /// ```swift
 /// let set = try LabelledImageSet(root: URL(fileURLWithPath: "labelled"), taxonomy: model.labelSet.taxonomy)
@@ -67,6 +68,10 @@ struct TruthLookup {
         while !parts.isEmpty {
             if let label = taxonomy.label(parts.joined(separator: "_")) { return label.index }
             parts.removeLast()
+        }
+        // A WordNet id as a later part, as in benchmark corpora (`00042_n02099601_golden_retriever`).
+        for part in lowered.split(separator: "_") where part.count == 9 && part.hasPrefix("n") && part.dropFirst().allSatisfy(\.isNumber) {
+            if let index = byWordNetID[String(part)] { return index }
         }
         return nil
     }
