@@ -23,6 +23,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: "Positives a label needs for its own curve.") var minPositives = CalibrationBuilder.defaultMinimumPositives
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Option(help: "Text recorded in the file as the data's description (default: the folder name).") var describe: String?
+    @Flag(help: "Also print how filters at other operating points behave on the same images.") var sweep = false
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
 
@@ -62,7 +63,12 @@ struct CalibrateCommand: AsyncParsableCommand {
         let ownLeaves = calibration.labels.keys.filter { model.labelSet.taxonomy.label($0)?.isLeaf == true }.count
         Terminal.out("calibrated on \(builder.imageCount) images (\(failed) failed, \(set.unlabelled.count) unlabelled skipped); wrote \(destination.path)")
         Terminal.out("\(calibration.labels.count) labels have their own curve (\(ownLeaves) leaves, \(calibration.labels.count - ownLeaves) parents, at least \(minPositives) positives); the other \(labelSet.taxonomy.labels.count - calibration.labels.count) use a pooled curve")
-        for (filter, name) in [(ObservationFilter.highRecall, "high-recall"), (.highPrecision, "high-precision")] {
+        var filters: [(ObservationFilter, String)] = [(.highRecall, "high-recall"), (.highPrecision, "high-precision")]
+        if sweep {
+            for recall: Float in [0.8, 0.85, 0.9, 0.95, 0.97, 0.99] { filters.append((.minimumPrecision(0.1, forRecall: recall), "p>=0.1@r\(recall)")) }
+            for precision: Float in [0.8, 0.85, 0.9, 0.95, 0.97, 0.99] { filters.append((.minimumRecall(0.01, forPrecision: precision), "r>=0.01@p\(precision)")) }
+        }
+        for (filter, name) in filters {
             let report = FilterEvaluation.measure(filter, name: name, samples: samples, labelSet: labelSet)
             Terminal.out(String(format: "%-15@ keeps %.2f labels per photo, precision %.3f, recall %.3f, %d photos with no label",
                                 name as NSString, report.meanLabelsKept, report.meanPrecision, report.meanRecall, report.photosWithNoLabel))
