@@ -1,15 +1,7 @@
-#include "srgb_encoding.h"
+#include "gamma_encoding.h"
 
 #include <math.h>
 #include <pthread.h>
-
-double cls_srgb_to_linear(double encoded) {
-    return encoded <= 0.04045 ? encoded / 12.92 : pow((encoded + 0.055) / 1.055, 2.4);
-}
-
-double cls_linear_to_srgb(double linear) {
-    return linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1.0 / 2.4) - 0.055;
-}
 
 static uint8_t table[65536];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
