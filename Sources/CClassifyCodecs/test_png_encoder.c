@@ -136,6 +136,9 @@ cls_status cls_test_encode_png(const cls_test_png_options *options, const uint16
                          options->palette_alpha_count, NULL);
         }
     }
+    if (options->srgb_chunk) {
+        png_set_sRGB_gAMA_and_cHRM(job->png, job->info, PNG_sRGB_INTENT_PERCEPTUAL);
+    }
     if (options->exif_size > 0) {
         png_set_eXIf_1(job->png, job->info, (png_uint_32)options->exif_size,
                        (png_bytep)options->exif);

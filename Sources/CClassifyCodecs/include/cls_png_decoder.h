@@ -31,9 +31,10 @@ cls_status cls_png_decoder_open(const uint8_t *data, size_t size, uint64_t maxim
                                 cls_message *message);
 
 /// Decodes to interleaved 8-bit sRGB rows of width * 3 bytes into `rgb` (`capacity` bytes).
-/// Transparency is composited onto white (#FFFFFF) by libpng, which blends in linear light.
+/// Transparency is composited onto white (#FFFFFF), blending in linear light as libpng does.
 /// 16-bit files without gamma information are taken to be sRGB-encoded (as browsers do),
-/// not linear. Call at most once per decoder.
+/// not linear; they pass through 16-bit linear light, so their darkest 8-bit levels (below
+/// about 3) become 0. Call at most once per decoder.
 cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, size_t capacity,
                                        cls_message *message);
 

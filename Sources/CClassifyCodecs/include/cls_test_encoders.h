@@ -72,6 +72,8 @@ typedef struct cls_test_png_options {
     /// Optional tRNS alpha per palette entry.
     const uint8_t *palette_alpha;
     int palette_alpha_count;
+    /// Non-zero writes an sRGB chunk (with its gAMA and cHRM companions) before the image data.
+    int srgb_chunk;
     /// Optional eXIf chunk payload (TIFF structure).
     const uint8_t *exif;
     size_t exif_size;

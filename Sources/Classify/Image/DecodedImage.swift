@@ -6,19 +6,23 @@
 /// let (r, g, b) = (image.pixels[0], image.pixels[1], image.pixels[2])  // top-left pixel
 /// ```
 public struct DecodedImage: Sendable, Equatable {
-    /// Width of `pixels`, in pixels.
+    /// Width of `pixels`, in pixels. Usage: `let rowBytes = image.width * 3`
     public let width: Int
-    /// Height of `pixels`, in pixels.
+    /// Height of `pixels`, in pixels. Usage: `let isPortrait = image.height > image.width`
     public let height: Int
     /// Interleaved R, G, B bytes, row-major from the top-left; `width * height * 3` bytes.
+    /// Usage: `let red = image.pixels[(y * image.width + x) * 3]`
     public let pixels: [UInt8]
-    /// The format the bytes were recognised as.
+    /// The format the bytes were recognised as. Usage: `if image.format == .png { ... }`
     public let format: ImageFormat
     /// Full-size width from the file header, after orientation (so it pairs with `width`).
+    /// Usage: `print("\(image.originalWidth)x\(image.originalHeight)")`
     public let originalWidth: Int
     /// Full-size height from the file header, after orientation.
+    /// Usage: `let megapixels = image.originalWidth * image.originalHeight / 1_000_000`
     public let originalHeight: Int
     /// `pixels` were decoded at 1/decodeScale of the full size: 1, 2, 4 or 8 (JPEG only).
+    /// Usage: `let wasReduced = image.decodeScale > 1`
     public let decodeScale: Int
 
     /// Wraps already-decoded pixels, e.g. to preprocess an image from another source.

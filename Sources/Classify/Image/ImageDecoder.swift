@@ -12,9 +12,12 @@ import Foundation
 /// let image = try ImageDecoder().decode(contentsOf: url, minimumShortSide: 256)
 /// ```
 public struct ImageDecoder: Sendable {
-    /// Largest accepted full-size pixel count (width x height from the header).
+    /// Largest accepted full-size pixel count (width x height from the header); larger images
+    /// fail with `.tooLarge` before any pixel memory is allocated.
+    /// Usage: `decoder.maximumPixelCount = 50_000_000`
     public var maximumPixelCount = 100_000_000
-    /// Largest file `decode(contentsOf:)` reads, in bytes.
+    /// Largest file `decode(contentsOf:)` reads, in bytes; larger files fail with `.fileTooLarge`.
+    /// Usage: `decoder.maximumFileByteCount = 64 * 1024 * 1024`
     public var maximumFileByteCount = 512 * 1024 * 1024
 
     /// Creates a decoder with the default limits (100 megapixels, 512 MiB files).

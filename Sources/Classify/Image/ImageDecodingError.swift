@@ -8,25 +8,34 @@
 /// ```
 public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The path names a directory, FIFO, socket or device instead of a regular file.
+    /// Usage: `if error == .notRegularFile { skip(path) }`
     case notRegularFile
     /// The file could not be opened or read; the payload is the system's reason.
+    /// Usage: `if case .unreadable(let reason) = error { print(reason) }`
     case unreadable(String)
-    /// The file has no bytes.
+    /// The file has no bytes. Usage: `if error == .empty { retryLater(path) }`
     case empty
     /// The file is larger than the decoder's read limit.
+    /// Usage: `if case .fileTooLarge(let size, _) = error { print(size) }`
     case fileTooLarge(byteCount: Int, limit: Int)
     /// The bytes are neither JPEG nor PNG (also for empty data, text and random bytes).
+    /// Usage: `if error == .unrecognizedFormat { skip(path) }`
     case unrecognizedFormat
     /// The image data stops before the image is complete; the payload is the codec's detail.
+    /// Usage: `if case .truncated = error { redownload(path) }`
     case truncated(String)
-    /// The image data is damaged (bad checksum, invalid entropy code, malformed header, ...).
+    /// The image data is damaged (bad checksum, invalid entropy code, malformed header, ...);
+    /// the payload is the codec's detail. Usage: `if case .corrupt(let detail) = error { print(detail) }`
     case corrupt(String)
-    /// The image header declares more pixels than allowed.
+    /// The image header declares more pixels than allowed (full-size dimensions, limit).
+    /// Usage: `if case .tooLarge(let width, let height, _) = error { print(width, height) }`
     case tooLarge(width: Int, height: Int, limit: Int)
-    /// A well-formed image using something this decoder cannot handle.
+    /// A well-formed image using something this decoder cannot handle (or memory ran out).
+    /// Usage: `if case .unsupported(let detail) = error { print(detail) }`
     case unsupported(String)
 
     /// "read" when the file itself could not be read, "decode" when its contents were bad.
+    /// Usage: `log(stage: error.stage, message: error.description)`
     public var stage: String {
         switch self {
         case .notRegularFile, .unreadable, .empty, .fileTooLarge:
@@ -36,6 +45,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
+    /// A sentence saying what went wrong and what the user can do about it.
+    /// Usage: `print(error.description)`
     public var description: String {
         switch self {
         case .notRegularFile:

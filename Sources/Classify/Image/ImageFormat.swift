@@ -3,9 +3,13 @@
 ///
 /// Usage: `if decoded.format == .png { ... }`
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// JPEG (JFIF/EXIF), recognised by the start-of-image marker FF D8 FF.
+    /// Usage: `image.format == .jpeg`
     case jpeg
+    /// PNG, recognised by its eight-byte signature. Usage: `image.format == .png`
     case png
 
+    /// The format's usual name, "JPEG" or "PNG". Usage: `print("decoded a \(image.format)")`
     public var description: String {
         switch self {
         case .jpeg: "JPEG"

@@ -22,10 +22,13 @@
 /// ```
 public struct Preprocessor: Sendable {
     /// Short side of the resized image before cropping.
+    /// Usage: `ImageDecoder().decode(data, minimumShortSide: Preprocessor.resizedShortSide)`
     public static let resizedShortSide = 256
     /// Side of the square centre crop, which is the model's input size.
+    /// Usage: `let shape = [1, Preprocessor.cropSide, Preprocessor.cropSide, 3]`
     public static let cropSide = 224
     /// Floats written per image: 224 * 224 * 3.
+    /// Usage: `var input = [Float](repeating: 0, count: Preprocessor.outputCount)`
     public static let outputCount = cropSide * cropSide * 3
 
     private var columnTaps = TriangleFilterTaps()
