@@ -33,7 +33,12 @@ public struct ImageClassifier: Sendable {
 
     /// Reads, decodes and classifies the file at `url`.
     public func classify(contentsOf url: URL) throws(ClassificationError) -> ClassificationResult {
-        try classify(decode(contentsOf: url))
+        try checkModelTakesImages()
+        return try classify(decode(contentsOf: url))
+    }
+
+    private func checkModelTakesImages() throws(ClassificationError) {
+        if let problem = model.imageInputProblem { throw ClassificationError(stage: .preprocess, reason: problem) }
     }
 
     /// Reads and decodes the file at `url` as the classifier would (reduced-size JPEG decoding).
@@ -45,6 +50,7 @@ public struct ImageClassifier: Sendable {
 
     /// Decodes and classifies an in-memory JPEG or PNG.
     public func classify(data: some ContiguousBytes) throws(ClassificationError) -> ClassificationResult {
+        try checkModelTakesImages()
         let image: DecodedImage
         do { image = try decoder.decode(data, minimumShortSide: decodeTarget) } catch {
             throw ClassificationError(error)
@@ -54,8 +60,9 @@ public struct ImageClassifier: Sendable {
 
     private var decodeTarget: Int? { decodesAtReducedSize ? model.description.input.resizeShortSide : nil }
 
-    /// Classifies already-decoded pixels.
+    /// Classifies already-decoded pixels. The model must take images (`imageInputProblem == nil`).
     public func classify(_ image: DecodedImage) -> ClassificationResult {
+        precondition(model.imageInputProblem == nil, model.imageInputProblem ?? "")
         let output = infer(image)
         return ClassificationResult(
             width: image.originalWidth, height: image.originalHeight, format: image.format,

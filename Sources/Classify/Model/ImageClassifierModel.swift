@@ -20,6 +20,8 @@ public final class ImageClassifierModel: Sendable {
     /// The labels: taxonomy and calibrated curves.
     public let labelSet: LabelSet
     let graph: CompiledGraph
+    /// Why images cannot be fed to this model through `ImageClassifier`, or nil when they can.
+    public let imageInputProblem: String?
     let logitsValue: ValueID
     let probabilitiesValue: ValueID
     let featuresValue: ValueID
@@ -32,6 +34,7 @@ public final class ImageClassifierModel: Sendable {
         guard description.input.channels == 3 else {
             throw .invalidGraph(file: "model.json", node: description.input.name, reason: "input must have 3 channels")
         }
+        imageInputProblem = Self.imageInputProblem(description.input)
         let weights = try SafeTensorsFile(contentsOf: directory.appending(path: description.weights))
         graph = try GraphCompiler.compile(description, weights: weights)
         self.description = description
@@ -44,6 +47,20 @@ public final class ImageClassifierModel: Sendable {
             throw .invalidGraph(file: "model.json", node: description.outputs.probabilities,
                                 reason: "the network has \(classCount) outputs but \(description.labels.count) labels")
         }
+    }
+
+    /// The preprocessing (`Preprocessor`) implements one contract: RGB, short side resized to 256
+    /// with the antialiased triangle filter, center crop 224, (x - 127) / 128, NHWC. A model asking
+    /// for anything else is refused for images (it still runs on tensors) rather than fed wrongly
+    /// prepared pixels.
+    static func imageInputProblem(_ input: ModelDescription.InputContract) -> String? {
+        let supported = input.layout == "NHWC" && input.channels == 3 && input.channelOrder == "RGB"
+            && input.width == Preprocessor.cropSide && input.height == Preprocessor.cropSide
+            && input.resizeShortSide == Preprocessor.resizedShortSide && input.crop == "center"
+            && input.resizeFilter == "triangle-antialiased"
+            && input.mean == [127, 127, 127] && input.std == [128, 128, 128]
+        guard !supported else { return nil }
+        return "model.json: the input contract (\(input.width)x\(input.height) \(input.channelOrder), resize \(input.resizeShortSide) \(input.resizeFilter), crop \(input.crop), mean \(input.mean), std \(input.std)) differs from the one this library's preprocessing implements (224x224 RGB, resize 256 triangle-antialiased, center crop, mean 127, std 128); run the model on tensors with infer instead"
     }
 
     private static let sharedModels = Mutex<[String: ImageClassifierModel]>([:])

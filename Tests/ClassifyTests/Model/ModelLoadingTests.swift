@@ -193,3 +193,21 @@ struct ModelLoadingTests {
         }
     }
 }
+
+struct InputContractTests {
+    @Test func shippedModelTakesImages() {
+        #expect(ShippedModel.model.imageInputProblem == nil)
+    }
+
+    @Test func otherContractsAreRefusedForImagesButRunOnTensors() throws {
+        let directory = try temporaryDirectory()
+        try TinyModel.make().write(to: directory)
+        let model = try ImageClassifierModel(contentsOf: directory)
+        #expect(model.imageInputProblem?.contains("input contract") == true)
+        #expect {
+            try ImageClassifier(model: model).classify(data: Data([0xFF, 0xD8, 0xFF]))
+        } throws: { error in
+            (error as? ClassificationError)?.stage == .preprocess
+        }
+    }
+}
