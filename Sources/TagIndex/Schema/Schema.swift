@@ -24,7 +24,7 @@ import GRDB
 ///   label or any label below it in the taxonomy, so a term matches its whole
 ///   subtree with one index range. Both are quantized (see `StorageFormat`).
 /// - `image_labels(image_id, packed)`: every stored (label id, best) of an image
-///   packed in one blob, read by facets and deletions instead of a second index
+///   packed in one blob (see `PackedLabels`), read by facets and deletions instead of a second index
 ///   on observations.
 enum Schema {
     /// Identifiers of the migrations, oldest first.

@@ -140,7 +140,7 @@ struct BatchWriter {
         }
         try db.execute(
             sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)",
-            arguments: [imageID, Data(PackedLabels.pack(entries.map { ($0.key, $0.value) }))])
+            arguments: [imageID, Data(PackedLabels.pack(entries.map { PackedLabels.Entry(labelID: $0.key, best: $0.value, confidence: confidence[$0.key]) }))])
     }
 
     mutating func store(_ failure: ImageFailure) throws {
@@ -182,7 +182,7 @@ struct BatchWriter {
         else { return }
         let delete = try db.cachedStatement(sql: "DELETE FROM observations WHERE label_id = ? AND image_id = ?")
         var labelIDs: [Int64] = []
-        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _ in labelIDs.append(Int64(id)) } }
+        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _, _ in labelIDs.append(Int64(id)) } }
         for labelID in labelIDs {
             try delete.execute(arguments: [labelID, imageID])
             countDeltas[labelID, default: 0] -= 1
@@ -202,7 +202,7 @@ struct BatchWriter {
             db, sql: "SELECT packed FROM image_labels WHERE image_id = ?", arguments: [sourceID])
         else { return }
         var labelIDs: [Int64] = []
-        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _ in labelIDs.append(Int64(id)) } }
+        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _, _ in labelIDs.append(Int64(id)) } }
         let copy = try db.cachedStatement(sql: """
             INSERT INTO observations(label_id, image_id, best, confidence)
             SELECT label_id, ?, best, confidence FROM observations WHERE label_id = ? AND image_id = ?

@@ -138,9 +138,11 @@ extension TagIndex {
             DROP TABLE temp.raw;
             UPDATE labels SET image_count = (SELECT COUNT(*) FROM observations WHERE label_id = labels.id);
             """)
-        var packed: [Int64: [(labelID: Int64, best: Int)]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT image_id, label_id, best FROM observations")
-        while let row = try rows.next() { packed[row[0], default: []].append((row[1], row[2])) }
+        var packed: [Int64: [PackedLabels.Entry]] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT image_id, label_id, best, confidence FROM observations")
+        while let row = try rows.next() {
+            packed[row[0], default: []].append(PackedLabels.Entry(labelID: row[1], best: row[2], confidence: row[3]))
+        }
         for (imageID, entries) in packed {
             try db.execute(
                 sql: "UPDATE image_labels SET packed = ? WHERE image_id = ?",
