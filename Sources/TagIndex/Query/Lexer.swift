@@ -36,6 +36,16 @@ struct Lexer {
     }
 
     mutating func tokens() throws(QuerySyntaxError) -> [Token] {
+        for (offset, character) in characters.enumerated() {
+            if character.unicodeScalars.contains(where: { $0.value == 0 }) {
+                throw error("NUL characters are not allowed in a query", at: offset)
+            }
+            if !character.isWhitespace,
+                character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                throw error("control characters are not allowed in a query", at: offset)
+            }
+        }
         var tokens: [Token] = []
         while position < characters.count {
             let character = characters[position]

@@ -146,7 +146,7 @@ struct Parser {
             if let next = current, next.kind == .rightParen { throw error("empty parentheses", at: token.offset) }
             let (expression, _) = try parseOr(depth: depth + 1)
             guard let closing = current, closing.kind == .rightParen else {
-                throw error("expected ')' to close the '(' at offset \(token.offset)", at: current?.offset ?? endOffset)
+                throw error("unclosed '(' (opened at offset \(token.offset)): expected ')'", at: current?.offset ?? endOffset)
             }
             index += 1
             guard let expression else { throw error("empty parentheses", at: token.offset) }

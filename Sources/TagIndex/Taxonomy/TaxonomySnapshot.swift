@@ -112,12 +112,15 @@ final class TaxonomySnapshot: Sendable {
         ids.filter { id in !(ancestorsOrSelf[id] ?? [id]).dropFirst().contains(where: ids.contains) }.sorted()
     }
 
-    /// Every name a term can use, as written, with its normalized form.
+    /// Every name a term can use, as written, with its normalized form;
+    /// identifiers first, one entry per normalized form.
     var allNames: [(name: String, normalized: String)] {
         var names: [(String, String)] = []
-        for label in labels.values {
-            for name in Set([label.identifier, label.displayName] + label.synonyms) {
-                names.append((name, TermText.normalize(name)))
+        var seen: Set<String> = []
+        for label in labels.values.sorted(by: { $0.id < $1.id }) {
+            for name in [label.identifier, label.displayName] + label.synonyms {
+                let normalized = TermText.normalize(name)
+                if seen.insert(normalized).inserted { names.append((name, normalized)) }
             }
         }
         return names
