@@ -4,7 +4,7 @@ import TagIndex
 
 /// Runs the index benchmark when TAGINDEX_BENCH=1 (use a release build:
 /// `TAGINDEX_BENCH=1 swift test -c release --filter BenchmarkTests`).
-/// TAGINDEX_BENCH_IMAGES overrides the library size.
+/// TAGINDEX_BENCH_IMAGES overrides the library size; TAGINDEX_BENCH_DB keeps the index.
 @Suite struct BenchmarkTests {
     static var enabled: Bool { ProcessInfo.processInfo.environment["TAGINDEX_BENCH"] == "1" }
 
@@ -14,7 +14,10 @@ import TagIndex
         if let images = ProcessInfo.processInfo.environment["TAGINDEX_BENCH_IMAGES"].flatMap(Int.init) {
             configuration.imageCount = images
         }
-        let result = try TagIndexBenchmark(databaseURL: directory.databaseURL, configuration: configuration)
+        // TAGINDEX_BENCH_DB keeps the built index at that path for inspection.
+        let url = ProcessInfo.processInfo.environment["TAGINDEX_BENCH_DB"].map { URL(fileURLWithPath: $0) }
+            ?? directory.databaseURL
+        let result = try TagIndexBenchmark(databaseURL: url, configuration: configuration)
             .run { print("bench:", $0) }
         print(result.report)
         #expect(result.imageCount == configuration.imageCount)
