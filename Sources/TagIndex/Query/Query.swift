@@ -102,6 +102,10 @@ public struct Query: Sendable, Hashable {
     /// How many facets (most frequent labels of the whole result set); 0 for none.
     public var facetCount = 0
 
+    /// Which engine answers: tests compare both on the same queries.
+    enum Engine: Sendable, Hashable { case automatic, sql }
+    var engine = Engine.automatic
+
     /// A query from an expression built in code.
     ///
     /// ```swift

@@ -46,6 +46,9 @@ struct Searcher {
         let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") ?? 0
         let plan = try query.expression.map { try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan($0) }
             ?? .all
+        if Self.prefersDenseEvaluation(plan, query) {
+            return try runDense(plan, total: total)
+        }
         var compiler = SQLCompiler(status: query.filters.status, total: total)
         let match = compiler.set(plan)
         let joinsImages = query.filters.needsImageRow || query.sort != .confidence
@@ -100,6 +103,44 @@ struct Searcher {
         let facets = query.facetCount > 0 ? try facets(resultSet, calibrated: calibratedThresholds) : []
         return SearchPage(
             hits: try hits(scored), totalCount: totalCount, page: query.page, limit: query.limit, facets: facets)
+    }
+
+    /// Boolean queries (and any query with facets) that ``DenseEvaluator``
+    /// supports: confidence order, uniform thresholds, no file filters. A single
+    /// term's first page stays in SQL, where it is one index range with a LIMIT.
+    static func prefersDenseEvaluation(_ plan: MatchPlan, _ query: Query) -> Bool {
+        guard query.engine == .automatic, query.sort == .confidence, query.calibration == nil, !query.filters.needsImageRow,
+            query.expression != nil, DenseEvaluator.supports(plan)
+        else { return false }
+        if query.facetCount > 0 { return true }
+        if case .labels(let match) = plan, match.isSingleRoot { return false }
+        return true
+    }
+
+    private func runDense(_ plan: MatchPlan, total: Int) throws -> SearchPage {
+        let evaluator = try DenseEvaluator(db: db, total: total)
+        let scores = try evaluator.evaluate(plan)
+        let (totalCount, page) = DenseEvaluator.page(
+            scores, offset: (query.page - 1) * query.limit, count: query.limit)
+        var facets: [Facet] = []
+        if query.facetCount > 0 {
+            let threshold = StorageFormat.threshold(query.minimumConfidence)
+            facets = facetList(try evaluator.facetCounts(scores) { _, best, _ in best >= threshold })
+        }
+        let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
+        return SearchPage(
+            hits: try hits(scored), totalCount: totalCount, page: query.page, limit: query.limit, facets: facets)
+    }
+
+    private func facetList(_ counts: [Int64: Int]) -> [Facet] {
+        counts
+            .compactMap { labelID, count -> Facet? in
+                guard let label = taxonomy.labels[labelID] else { return nil }
+                return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
+            }
+            .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
+            .prefix(query.facetCount)
+            .map { $0 }
     }
 
     /// Per-label calibrated thresholds (quantized), when the query is calibrated.
@@ -187,14 +228,7 @@ struct Searcher {
             }
         }
         for (labelID, count) in dense.enumerated() where count > 0 { counts[Int64(labelID)] = Int(count) }
-        return counts
-            .compactMap { labelID, count -> Facet? in
-                guard let label = taxonomy.labels[labelID] else { return nil }
-                return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
-            }
-            .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
-            .prefix(query.facetCount)
-            .map { $0 }
+        return facetList(counts)
     }
 
     private func hits(_ scored: [(id: Int64, score: Double)]) throws -> [SearchHit] {

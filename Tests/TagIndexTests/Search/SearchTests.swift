@@ -216,4 +216,36 @@ import Testing
         #expect(try fixture.index.labels(forPath: "/lib/c/blank.jpg").isEmpty)
         #expect(try fixture.index.labels(forPath: "/nope").isEmpty)
     }
+
+    @Test func denseAndSQLEnginesAgree() throws {
+        for text in [
+            "dog", "dog -indoor", "dog NOT indoor:0.5", "cat OR beach", "(cat OR beach) outdoor",
+            "dog AND outdoor AND grass", "animal AND NOT (dog OR cat)", "NOT animal", "-animal -outdoor",
+            "dog OR -animal", "retriever", "retriev* -golden", "(dog OR cat) (indoor OR outdoor) -tabby",
+            "min:0.6 animal -indoor", "dog:0.85 OR beach",
+        ] {
+            var automatic = try Query(parsing: text)
+            automatic.facetCount = 5
+            var sql = automatic
+            sql.engine = .sql
+            let fast = try fixture.index.search(automatic)
+            let reference = try fixture.index.search(sql)
+            #expect(fast == reference, "\(text)")
+        }
+    }
+
+    @Test func booleanAndFacetQueriesUseTheDenseEngine() throws {
+        let dog = MatchPlan.labels(LabelMatch(roots: [1], threshold: 100, calibrated: nil, estimate: 4))
+        let cat = MatchPlan.labels(LabelMatch(roots: [2], threshold: 100, calibrated: nil, estimate: 1))
+        var query = Query(.word("dog"))
+        #expect(Searcher.prefersDenseEvaluation(dog, query) == false)
+        #expect(Searcher.prefersDenseEvaluation(.and([dog, .not(cat)]), query) == true)
+        query.facetCount = 3
+        #expect(Searcher.prefersDenseEvaluation(dog, query) == true)
+        query.filters.folders = ["/lib"]
+        #expect(Searcher.prefersDenseEvaluation(.and([dog, cat]), query) == false)
+        query = Query(.word("dog"))
+        query.sort = .path
+        #expect(Searcher.prefersDenseEvaluation(.or([dog, cat]), query) == false)
+    }
 }
