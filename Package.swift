@@ -43,7 +43,11 @@ let package = Package(
             dependencies: ["CClassifyBLAS", "CClassifyCodecs", "CClassifyKernels"]),
         .target(
             name: "TagIndex",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // Hot search loops step SQLite statements directly (see TagIndex/Search/RawScan.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
 
         // MARK: Executable
         .executableTarget(

@@ -1,0 +1,230 @@
+import Foundation
+
+/// Recursive-descent parser of the search language.
+///
+/// ```
+/// query   := or EOF
+/// or      := and ('OR' and)*
+/// and     := unary (['AND'] unary)*
+/// unary   := ('NOT' | '-') unary | primary
+/// primary := '(' or ')' | term | filter
+/// ```
+/// Filters are only allowed at the top level, outside OR, NOT and parentheses.
+struct Parser {
+    /// Deeper nesting is refused rather than risking the stack.
+    static let maximumDepth = 64
+    /// More terms are refused: SQLite caps compound selects and expression depth.
+    static let maximumTerms = 100
+
+    private let text: String
+    private var tokens: [Token] = []
+    private var index = 0
+
+    init(_ text: String) { self.text = text }
+
+    private enum Item {
+        case expression(QueryExpression)
+        case filter(key: String, value: String, offset: Int)
+    }
+
+    private func error(_ message: String, at offset: Int) -> QuerySyntaxError {
+        QuerySyntaxError(message: message, offset: offset, query: text)
+    }
+
+    private var endOffset: Int { text.count }
+    private var current: Token? { index < tokens.count ? tokens[index] : nil }
+
+    mutating func parse() throws(QuerySyntaxError) -> Query {
+        var lexer = Lexer(text)
+        tokens = try lexer.tokens()
+        var query = Query()
+        guard !tokens.isEmpty else { return query }
+        let (expression, filters) = try parseOr(depth: 0)
+        if let token = current {
+            throw error(token.kind == .rightParen ? "unexpected ')'" : "unexpected token", at: token.offset)
+        }
+        if let expression {
+            var termOffsets: [Int] = []
+            Self.collectOffsets(expression, into: &termOffsets)
+            if termOffsets.count > Self.maximumTerms {
+                throw error("too many terms (at most \(Self.maximumTerms))", at: termOffsets[Self.maximumTerms])
+            }
+        }
+        query.expression = expression
+        for filter in filters { try apply(filter, to: &query) }
+        return query
+    }
+
+    private static func collectOffsets(_ expression: QueryExpression, into offsets: inout [Int]) {
+        switch expression {
+        case .term(let term): offsets.append(term.offset ?? 0)
+        case .and(let children), .or(let children): for child in children { collectOffsets(child, into: &offsets) }
+        case .not(let child): collectOffsets(child, into: &offsets)
+        }
+    }
+
+    private mutating func parseOr(depth: Int) throws(QuerySyntaxError) -> (QueryExpression?, [Item]) {
+        var branches = [try parseAnd(depth: depth)]
+        while let token = current, token.kind == .or {
+            index += 1
+            guard let next = current, next.kind != .rightParen, next.kind != .or, next.kind != .and else {
+                throw error("expected a term after 'OR'", at: current?.offset ?? endOffset)
+            }
+            branches.append(try parseAnd(depth: depth))
+        }
+        if branches.count == 1 { return branches[0] }
+        var expressions: [QueryExpression] = []
+        for (expression, filters) in branches {
+            if case .filter(let key, _, let offset) = filters.first {
+                throw error("the filter '\(key):' applies to the whole query and cannot be inside OR", at: offset)
+            }
+            if let expression { expressions.append(expression) }
+        }
+        return (.or(expressions), [])
+    }
+
+    private mutating func parseAnd(depth: Int) throws(QuerySyntaxError) -> (QueryExpression?, [Item]) {
+        var expressions: [QueryExpression] = []
+        var filters: [Item] = []
+        while let token = current, token.kind != .rightParen, token.kind != .or {
+            if token.kind == .and {
+                guard !expressions.isEmpty || !filters.isEmpty else {
+                    throw error("expected a term before 'AND'", at: token.offset)
+                }
+                index += 1
+                guard let next = current, next.kind != .rightParen, next.kind != .or, next.kind != .and else {
+                    throw error("expected a term after 'AND'", at: current?.offset ?? endOffset)
+                }
+                continue
+            }
+            switch try parseUnary(depth: depth) {
+            case .expression(let expression): expressions.append(expression)
+            case .filter(let key, let value, let offset):
+                guard depth == 0 else {
+                    throw error(
+                        "the filter '\(key):' applies to the whole query and cannot be inside parentheses",
+                        at: offset)
+                }
+                filters.append(.filter(key: key, value: value, offset: offset))
+            }
+        }
+        if expressions.isEmpty && filters.isEmpty {
+            if let token = current, token.kind == .or { throw error("expected a term before 'OR'", at: token.offset) }
+            throw error("expected a term", at: current?.offset ?? endOffset)
+        }
+        let expression: QueryExpression? =
+            switch expressions.count {
+            case 0: nil
+            case 1: expressions[0]
+            default: .and(expressions)
+            }
+        return (expression, filters)
+    }
+
+    private mutating func parseUnary(depth: Int) throws(QuerySyntaxError) -> Item {
+        guard let token = current else { throw error("expected a term", at: endOffset) }
+        if token.kind == .not || token.kind == .minus {
+            index += 1
+            guard depth + 1 <= Self.maximumDepth else { throw error("the query is nested too deeply", at: token.offset) }
+            guard current != nil else { throw error("expected a term after '\(token.kind == .not ? "NOT" : "-")'", at: endOffset) }
+            switch try parseUnary(depth: depth + 1) {
+            case .expression(let operand): return .expression(.not(operand))
+            case .filter(let key, _, let offset): throw error("the filter '\(key):' cannot be negated", at: offset)
+            }
+        }
+        return try parsePrimary(depth: depth)
+    }
+
+    private mutating func parsePrimary(depth: Int) throws(QuerySyntaxError) -> Item {
+        guard let token = current else { throw error("expected a term", at: endOffset) }
+        switch token.kind {
+        case .leftParen:
+            guard depth + 1 <= Self.maximumDepth else {
+                throw error("parentheses are nested too deeply (at most \(Self.maximumDepth))", at: token.offset)
+            }
+            index += 1
+            if let next = current, next.kind == .rightParen { throw error("empty parentheses", at: token.offset) }
+            let (expression, _) = try parseOr(depth: depth + 1)
+            guard let closing = current, closing.kind == .rightParen else {
+                throw error("unclosed '(' (opened at offset \(token.offset)): expected ')'", at: current?.offset ?? endOffset)
+            }
+            index += 1
+            guard let expression else { throw error("empty parentheses", at: token.offset) }
+            return .expression(expression)
+        case .term(let term):
+            index += 1
+            return .expression(.term(term))
+        case .filter(let key, let value):
+            index += 1
+            return .filter(key: key, value: value, offset: token.offset)
+        case .rightParen:
+            throw error("unexpected ')'", at: token.offset)
+        case .and, .or:
+            throw error("expected a term before '\(token.kind == .and ? "AND" : "OR")'", at: token.offset)
+        case .not, .minus:
+            throw error("expected a term", at: token.offset)
+        }
+    }
+
+    private func apply(_ item: Item, to query: inout Query) throws(QuerySyntaxError) {
+        guard case .filter(let key, let value, let offset) = item else { return }
+        switch key {
+        case "under":
+            query.filters.folders.append(IndexRun.normalizedRoot(value))
+        case "type", "ext":
+            let types = value.split(separator: ",").map {
+                String($0.drop(while: { $0 == "." })).lowercased()
+            }.filter { !$0.isEmpty }
+            guard !types.isEmpty else { throw error("expected file types like 'type:jpg,png'", at: offset) }
+            query.filters.fileTypes += types
+        case "after", "before":
+            guard let date = Self.date(value) else {
+                throw error("expected a date like 2023-01-31 or 2023-01-31T12:00:00Z after '\(key):'", at: offset)
+            }
+            if key == "after" { query.filters.modifiedAfter = date } else { query.filters.modifiedBefore = date }
+        case "minwidth", "minheight":
+            guard let number = Int(value), number >= 0 else {
+                throw error("expected a number of pixels after '\(key):'", at: offset)
+            }
+            if key == "minwidth" { query.filters.minimumWidth = number } else { query.filters.minimumHeight = number }
+        case "minsize", "maxsize":
+            guard let bytes = Self.bytes(value) else {
+                throw error("expected a size like 500KB or 2MB after '\(key):'", at: offset)
+            }
+            if key == "minsize" { query.filters.minimumBytes = bytes } else { query.filters.maximumBytes = bytes }
+        case "min":
+            guard let number = Double(value), (0...1).contains(number) else {
+                throw error("expected a confidence between 0 and 1 after 'min:'", at: offset)
+            }
+            query.minimumConfidence = number
+        case "is":
+            switch value.lowercased() {
+            case "untagged": query.filters.status = .untagged
+            case "failed": query.filters.status = .failed
+            default: throw error("expected 'is:untagged' or 'is:failed'", at: offset)
+            }
+        default:
+            throw error("unknown filter '\(key):'", at: offset)
+        }
+    }
+
+    static func date(_ text: String) -> Date? {
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        return day.date(from: text)
+    }
+
+    static func bytes(_ text: String) -> Int64? {
+        let upper = text.uppercased()
+        let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("G", 1 << 30),
+                                        ("M", 1 << 20), ("K", 1 << 10), ("B", 1)]
+        for (suffix, scale) in units where upper.hasSuffix(suffix) {
+            guard let number = Double(upper.dropLast(suffix.count)), number >= 0, number < 1e15 else { return nil }
+            return Int64((number * Double(scale)).rounded())
+        }
+        guard let number = Int64(upper), number >= 0 else { return nil }
+        return number
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// Which images a query looks at.
+///
+/// ```swift
+/// query.filters.status = .untagged
+/// ```
+public enum ImageStatus: Sendable, Hashable {
+    /// Successfully classified images (the default).
+    case indexed
+    /// Classified images with no label at or above the threshold (`untagged`).
+    case untagged
+    /// Files whose classification failed (`failed`).
+    case failed
+}
+
+/// Filters on file facts, applied together (AND).
+///
+/// ```swift
+/// var filters = ImageFilters()
+/// filters.folders = ["/photos/2023"]
+/// filters.fileTypes = ["jpg", "png"]
+/// ```
+public struct ImageFilters: Sendable, Hashable {
+    /// Only files under each of these folders (`under:PATH`).
+    public var folders: [String] = []
+    /// Only these extensions, case-insensitive, without dot (`type:jpg,png`).
+    public var fileTypes: [String] = []
+    /// Modified at or after this date (`after:2023-01-01`).
+    public var modifiedAfter: Date?
+    /// Modified before this date (`before:2024-01-01`).
+    public var modifiedBefore: Date?
+    /// Minimum width in pixels (`minwidth:1024`).
+    public var minimumWidth: Int?
+    /// Minimum height in pixels (`minheight:768`).
+    public var minimumHeight: Int?
+    /// Minimum size in bytes (`minsize:2MB`).
+    public var minimumBytes: Int64?
+    /// Maximum size in bytes (`maxsize:10MB`).
+    public var maximumBytes: Int64?
+    /// Indexed (default), untagged or failed files.
+    public var status: ImageStatus = .indexed
+
+    /// No filter.
+    ///
+    /// ```swift
+    /// let none = ImageFilters()
+    /// ```
+    public init() {}
+
+    var needsImageRow: Bool {
+        !folders.isEmpty || !fileTypes.isEmpty || modifiedAfter != nil || modifiedBefore != nil
+            || minimumWidth != nil || minimumHeight != nil || minimumBytes != nil || maximumBytes != nil
+            || status != .indexed
+    }
+}
+
+/// Result order.
+///
+/// ```swift
+/// query.sort = .date
+/// ```
+public enum SortOrder: Sendable, Hashable {
+    /// Highest score first (default).
+    case confidence
+    /// Path, ascending.
+    case path
+    /// Modification time, newest first.
+    case date
+}
+
+/// A search: an expression, filters, a confidence threshold or calibrated
+/// filter, an order, a page and facets.
+///
+/// Thresholds: a term passes a label when its confidence reaches the term's own
+/// minimum (`dog:0.6`), else the global ``minimumConfidence``, and never below
+/// ``TagIndex/storageFloor``; with a ``calibration`` the label must also reach
+/// its calibrated threshold (a label without a curve never passes).
+///
+/// ```swift
+/// var query = try Query(parsing: "(dog OR cat) -indoor under:/photos type:jpg")
+/// query.minimumConfidence = 0.3
+/// query.limit = 20
+/// query.facetCount = 10
+/// let page = try index.search(query)
+/// ```
+public struct Query: Sendable, Hashable {
+    /// The boolean expression; nil matches every image (then filters decide).
+    public var expression: QueryExpression?
+    /// Filters on the files.
+    public var filters = ImageFilters()
+    /// Global minimum confidence (default: the storage floor).
+    public var minimumConfidence: Double?
+    /// Calibrated filter applied to every label.
+    public var calibration: CalibratedFilter?
+    /// Result order.
+    public var sort = SortOrder.confidence
+    /// Results per page (1...1000).
+    public var limit = 50
+    /// Page number, from 1.
+    public var page = 1
+    /// How many facets (most frequent labels of the whole result set); 0 for none.
+    public var facetCount = 0
+
+    /// Which engine answers: tests compare both on the same queries.
+    enum Engine: Sendable, Hashable { case automatic, sql }
+    var engine = Engine.automatic
+
+    /// A query from an expression built in code.
+    ///
+    /// ```swift
+    /// let query = Query(.and([.word("dog"), .not(.word("cat"))]))
+    /// ```
+    public init(_ expression: QueryExpression? = nil) {
+        self.expression = expression
+    }
+
+    /// Parses the search language.
+    ///
+    /// Terms: `dog`, `golden_retriever`, `"golden retriever"`, `retriev*`,
+    /// `dog:0.6`. Operators: implicit AND, `AND`, `OR`, `NOT`, `-term`,
+    /// parentheses. Filters (top level only): `under:PATH`, `type:jpg,png`,
+    /// `after:DATE`, `before:DATE`, `minwidth:N`, `minheight:N`, `minsize:N[KB|MB|GB]`,
+    /// `maxsize:N[KB|MB|GB]`, `min:0.5`, `untagged`, `failed`. An empty string
+    /// matches every image.
+    ///
+    /// ```swift
+    /// let query = try Query(parsing: "dog:0.6 -cat under:/photos")
+    /// ```
+    public init(parsing text: String) throws(QuerySyntaxError) {
+        var parser = Parser(text)
+        self = try parser.parse()
+    }
+}

@@ -1,0 +1,108 @@
+import GRDB
+
+/// The versioned schema of a TagIndex database.
+///
+/// Each migration runs in its own transaction (GRDB `DatabaseMigrator`). A
+/// database that lists a migration this version does not know was written by a
+/// newer TagIndex: ``TagIndex`` refuses it before touching the file.
+///
+/// Tables (v2):
+/// - `meta(key, value)`: taxonomy generation and model.
+/// - `models(id, name, version)`: model stamps, unique by (name, version).
+/// - `images(id, path UNIQUE, size, mtime, content_hash, width, height, model_id,
+///   indexed_at, error_stage, error_reason, top_confidence, feature_print, dominant_colors)`.
+///   `top_confidence` is the highest stored confidence (NULL when none), so
+///   "untagged" needs no join. `feature_print` is fp16 (see ``FeaturePrint``);
+///   `dominant_colors` is reserved for a later issue.
+/// - `labels(id, identifier UNIQUE, display_name, synonyms JSON, image_count)`;
+///   `label_parents(label_id, parent_id)`; `label_curves(label_id, threshold, precision, recall)`;
+///   `label_text` (FTS5 over identifier, display name and synonyms, rowid = label id).
+/// - `observations(label_id, image_id, best, confidence)` WITHOUT ROWID, primary key
+///   (label_id, image_id), plus index `observations_by_rank(label_id, best)` which
+///   covers (label_id, best, image_id). `confidence` is what the classifier gave
+///   the label (NULL when below the floor); `best` is the highest confidence of the
+///   label or any label below it in the taxonomy, so a term matches its whole
+///   subtree with one index range. Both are quantized (see `StorageFormat`).
+/// - `image_labels(image_id, packed)`: every stored (label id, best) of an image
+///   packed in one blob (see `PackedLabels`), read by facets and deletions instead of a second index
+///   on observations.
+enum Schema {
+    /// Identifiers of the migrations, oldest first.
+    static let migrationIdentifiers = ["v1", "v2"]
+
+    /// The covering index that orders a label's images by confidence.
+    static let createRankIndex =
+        "CREATE INDEX observations_by_rank ON observations(label_id, best)"
+
+    /// SQLite's name for the primary-key index of `observations`, used with
+    /// `INDEXED BY` to scan a label's images in image order.
+    static let primaryKeyIndex = "sqlite_autoindex_observations_1"
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
+                CREATE TABLE models(
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    UNIQUE(name, version));
+                CREATE TABLE images(
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL UNIQUE,
+                    size INTEGER NOT NULL,
+                    mtime INTEGER NOT NULL,
+                    content_hash TEXT,
+                    width INTEGER,
+                    height INTEGER,
+                    model_id INTEGER REFERENCES models(id),
+                    indexed_at INTEGER NOT NULL,
+                    error_stage TEXT,
+                    error_reason TEXT,
+                    top_confidence INTEGER,
+                    feature_print BLOB);
+                CREATE INDEX images_by_hash ON images(content_hash) WHERE content_hash IS NOT NULL;
+                CREATE INDEX images_by_mtime ON images(mtime);
+                CREATE TABLE labels(
+                    id INTEGER PRIMARY KEY,
+                    identifier TEXT NOT NULL UNIQUE,
+                    display_name TEXT NOT NULL,
+                    synonyms TEXT NOT NULL DEFAULT '[]',
+                    image_count INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE label_parents(
+                    label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+                    parent_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+                    PRIMARY KEY(label_id, parent_id)) WITHOUT ROWID;
+                CREATE TABLE observations(
+                    label_id INTEGER NOT NULL REFERENCES labels(id),
+                    image_id INTEGER NOT NULL,
+                    best INTEGER NOT NULL,
+                    confidence INTEGER,
+                    PRIMARY KEY(label_id, image_id)) WITHOUT ROWID;
+                CREATE TABLE image_labels(
+                    image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+                    packed BLOB NOT NULL);
+                """)
+            try db.execute(sql: createRankIndex)
+        }
+        migrator.registerMigration("v2") { db in
+            // Search by free text and calibrated filters, room for dominant colors.
+            try db.execute(sql: """
+                ALTER TABLE images ADD COLUMN dominant_colors BLOB;
+                CREATE TABLE label_curves(
+                    label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+                    threshold REAL NOT NULL,
+                    precision REAL NOT NULL,
+                    recall REAL NOT NULL,
+                    PRIMARY KEY(label_id, threshold)) WITHOUT ROWID;
+                CREATE VIRTUAL TABLE label_text USING fts5(
+                    identifier, display_name, synonyms,
+                    tokenize = "unicode61 remove_diacritics 2 separators '_'");
+                INSERT INTO label_text(rowid, identifier, display_name, synonyms)
+                    SELECT id, identifier, display_name, synonyms FROM labels;
+                """)
+        }
+        return migrator
+    }
+}

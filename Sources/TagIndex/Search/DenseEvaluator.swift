@@ -1,0 +1,246 @@
+import GRDB
+
+/// Evaluates a whole boolean query over dense per-image score arrays.
+///
+/// SQL answers a boolean query with one probe (a B-tree descent, ~0.4 µs) per
+/// row of the driving term and operand, and sorts unions; on a million images
+/// with popular terms that is a second. Here each term is one forward scan of
+/// its primary-key range (image order, ~65 ns a row), written into an array
+/// indexed by image id; AND, OR and NOT are element-wise, and the first page is
+/// a top-k over the result. A term much larger than what it is ANDed with is
+/// probed instead of scanned. Used for confidence-ordered queries with uniform
+/// thresholds and no file filters; others go through ``SQLCompiler``.
+///
+/// Array values: 0 no match, 1...10_001 the quantized score + 1, `scoreless`
+/// for a match that carries no score (NOT, the universe).
+struct DenseEvaluator {
+    static let scoreless: UInt16 = 0xFFFF
+
+    let db: Database
+    let size: Int
+    let total: Int
+
+    init(db: Database, total: Int) throws {
+        self.db = db
+        self.total = total
+        size = (try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0) + 1
+    }
+
+    /// Whether this evaluator can answer `plan`.
+    static func supports(_ plan: MatchPlan) -> Bool {
+        switch plan {
+        case .labels(let match): match.calibrated == nil
+        case .all, .nothing: true
+        case .and(let children), .or(let children): children.allSatisfy(supports)
+        case .not(let child): supports(child)
+        }
+    }
+
+    func evaluate(_ plan: MatchPlan) throws -> [UInt16] {
+        switch plan {
+        case .labels(let match):
+            var scores = [UInt16](repeating: 0, count: size)
+            for root in match.roots { try scan(root, threshold: match.threshold, into: &scores) }
+            return scores
+        case .all:
+            return try universe()
+        case .nothing:
+            return [UInt16](repeating: 0, count: size)
+        case .not(let child):
+            var scores = try universe()
+            let excluded = try evaluate(child)
+            for index in scores.indices where excluded[index] != 0 { scores[index] = 0 }
+            return scores
+        case .or(let children):
+            var scores = [UInt16](repeating: 0, count: size)
+            for child in children {
+                let other = try evaluate(child)
+                for index in scores.indices where other[index] != 0 {
+                    scores[index] = Self.either(scores[index], other[index])
+                }
+            }
+            return scores
+        case .and(let children):
+            return try and(children)
+        }
+    }
+
+    /// OR of two non-empty-or-zero values: a real score beats "scoreless".
+    @inline(__always) static func either(_ a: UInt16, _ b: UInt16) -> UInt16 {
+        if a == 0 || a == scoreless { return b == 0 ? a : b }
+        if b == scoreless { return a }
+        return max(a, b)
+    }
+
+    /// AND of two matching values: the lower real score; "scoreless" is neutral.
+    @inline(__always) static func both(_ a: UInt16, _ b: UInt16) -> UInt16 {
+        if a == scoreless { return b }
+        if b == scoreless { return a }
+        return min(a, b)
+    }
+
+    private func and(_ children: [MatchPlan]) throws -> [UInt16] {
+        let positives = children.filter { !$0.isNegation }.sorted { $0.estimate(total: total) < $1.estimate(total: total) }
+        let negatives = children.compactMap { child -> MatchPlan? in
+            if case .not(let operand) = child { operand } else { nil }
+        }
+        var scores = try positives.first.map(evaluate) ?? universe()
+        var matches = scores.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
+        for child in positives.dropFirst() {
+            guard matches > 0 else { break }
+            if let match = Self.probeable(child), matches * 6 < match.estimate {
+                matches = try probe(match, &scores, keepMatches: true)
+                continue
+            }
+            let other = try evaluate(child)
+            matches = 0
+            for index in scores.indices where scores[index] != 0 {
+                if other[index] == 0 {
+                    scores[index] = 0
+                } else {
+                    scores[index] = Self.both(scores[index], other[index])
+                    matches += 1
+                }
+            }
+        }
+        for child in negatives {
+            guard matches > 0 else { break }
+            if let match = Self.probeable(child), matches * 6 < match.estimate {
+                matches = try probe(match, &scores, keepMatches: false)
+                continue
+            }
+            let other = try evaluate(child)
+            for index in scores.indices where scores[index] != 0 && other[index] != 0 {
+                scores[index] = 0
+                matches -= 1
+            }
+        }
+        return scores
+    }
+
+    private static func probeable(_ plan: MatchPlan) -> LabelMatch? {
+        if case .labels(let match) = plan, match.calibrated == nil { return match }
+        return nil
+    }
+
+    /// Looks each current match up in the term's primary key; keeps (AND) or
+    /// drops (AND NOT) the images the term matches. Returns the matches left.
+    private func probe(_ match: LabelMatch, _ scores: inout [UInt16], keepMatches: Bool) throws -> Int {
+        let statement = try db.cachedStatement(
+            sql: "SELECT MAX(best) FROM observations WHERE label_id = ? AND image_id = ? AND best >= ?")
+        var remaining = 0
+        for index in scores.indices where scores[index] != 0 {
+            var best = -1
+            for root in match.roots {
+                try RawScan.forEachRow(statement, arguments: [root, index, match.threshold]) { handle in
+                    if sqlite3ColumnIsNotNull(handle) { best = max(best, RawScan.int(handle, 0)) }
+                }
+            }
+            let matched = best >= 0
+            if matched == keepMatches {
+                if keepMatches { scores[index] = Self.both(scores[index], UInt16(best + 1)) }
+                remaining += 1
+            } else {
+                scores[index] = 0
+            }
+        }
+        return remaining
+    }
+
+    private func scan(_ label: Int64, threshold: Int, into scores: inout [UInt16]) throws {
+        let statement = try db.cachedStatement(sql: """
+            SELECT image_id, best FROM observations INDEXED BY \(Schema.primaryKeyIndex)
+            WHERE label_id = ? AND best >= ?
+            """)
+        let size = self.size
+        try scores.withUnsafeMutableBufferPointer { buffer in
+            try RawScan.forEachRow(statement, arguments: [label, threshold]) { handle in
+                let image = RawScan.int(handle, 0)
+                guard image < size else { return }
+                let score = UInt16(RawScan.int(handle, 1) + 1)
+                if score > buffer[image] { buffer[image] = score }
+            }
+        }
+    }
+
+    private func universe() throws -> [UInt16] {
+        var scores = [UInt16](repeating: 0, count: size)
+        let statement = try db.cachedStatement(sql: "SELECT id FROM images WHERE error_stage IS NULL")
+        let size = self.size
+        try scores.withUnsafeMutableBufferPointer { buffer in
+            try RawScan.forEachRow(statement, arguments: []) { handle in
+                let image = RawScan.int(handle, 0)
+                if image < size { buffer[image] = Self.scoreless }
+            }
+        }
+        return scores
+    }
+
+    /// The result count and the `count` best (score desc, image id desc) from `offset`.
+    static func page(_ scores: [UInt16], offset: Int, count: Int) -> (total: Int, page: [(id: Int64, score: Int?)]) {
+        let wanted = offset + count
+        // Min-heap of the best `wanted` keys: rank << 32 | image id.
+        var heap: [UInt64] = []
+        heap.reserveCapacity(wanted + 1)
+        var total = 0
+        for (index, value) in scores.enumerated() where value != 0 {
+            total += 1
+            let rank = UInt64(value == scoreless ? 0 : value)
+            let key = rank << 32 | UInt64(index)
+            if heap.count < wanted {
+                heap.append(key)
+                siftUp(&heap, heap.count - 1)
+            } else if let smallest = heap.first, key > smallest {
+                heap[0] = key
+                siftDown(&heap, 0)
+            }
+        }
+        let ordered = heap.sorted(by: >)
+        let page = ordered.dropFirst(offset).prefix(count).map { key -> (id: Int64, score: Int?) in
+            let rank = Int(key >> 32)
+            return (Int64(key & 0xFFFF_FFFF), rank == 0 ? nil : rank - 1)
+        }
+        return (total, page)
+    }
+
+    private static func siftUp(_ heap: inout [UInt64], _ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child] < heap[parent] else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func siftDown(_ heap: inout [UInt64], _ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+            if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+
+    /// Facet counts over the matching images, from their packed labels.
+    func facetCounts(_ scores: [UInt16], passes: (Int, Int, Int) -> Bool) throws -> [Int64: Int] {
+        let statement = try db.cachedStatement(sql: "SELECT packed FROM image_labels WHERE image_id = ?")
+        var dense = [Int32](repeating: 0, count: 4096)
+        var sparse: [Int64: Int] = [:]
+        for (index, value) in scores.enumerated() where value != 0 {
+            try RawScan.forEachRow(statement, arguments: [index]) { handle in
+                PackedLabels.forEach(RawScan.blob(handle, 0)) { labelID, best, confidence in
+                    guard passes(labelID, best, confidence) else { return }
+                    if labelID < dense.count { dense[labelID] += 1 } else { sparse[Int64(labelID), default: 0] += 1 }
+                }
+            }
+        }
+        for (labelID, count) in dense.enumerated() where count > 0 { sparse[Int64(labelID)] = Int(count) }
+        return sparse
+    }
+}

@@ -1,0 +1,88 @@
+import GRDB
+
+/// A query expression with its terms resolved to label ids and thresholds.
+indirect enum MatchPlan {
+    /// Images whose labels match, with a score.
+    case labels(LabelMatch)
+    /// Every image of the query's scope, without a score.
+    case all
+    /// No image.
+    case nothing
+    case and([MatchPlan])
+    case or([MatchPlan])
+    case not(MatchPlan)
+
+    /// Upper bound of the number of matching images, to order joins (smallest first).
+    func estimate(total: Int) -> Int {
+        switch self {
+        case .labels(let match): match.estimate
+        case .all: total
+        case .nothing: 0
+        case .and(let children): children.map { $0.estimate(total: total) }.min() ?? total
+        case .or(let children): min(total, children.reduce(0) { $0 + $1.estimate(total: total) })
+        case .not: total
+        }
+    }
+
+    var isNegation: Bool { if case .not = self { true } else { false } }
+}
+
+/// The labels one term matches.
+struct LabelMatch {
+    /// Uniform threshold: labels whose subtrees match, compared on `best` (one
+    /// index range per root). Empty when `calibrated` is used.
+    var roots: [Int64]
+    /// Quantized threshold for `roots`.
+    var threshold: Int
+    /// Calibrated: every label of the subtrees with its own quantized threshold,
+    /// compared on the label's own confidence. Labels that never pass are absent.
+    var calibrated: [(labelID: Int64, threshold: Int)]?
+    /// Sum of the roots' stored image counts.
+    var estimate: Int
+
+    var isSingleRoot: Bool { calibrated == nil && roots.count == 1 }
+}
+
+/// Builds a ``MatchPlan`` from a query and the taxonomy.
+struct MatchPlanner {
+    let db: Database
+    let taxonomy: TaxonomySnapshot
+    let query: Query
+
+    func plan(_ expression: QueryExpression) throws -> MatchPlan {
+        switch expression {
+        case .term(let term): return try plan(term)
+        case .and(let children): return .and(try children.map(plan))
+        case .or(let children): return .or(try children.map(plan))
+        case .not(let child): return .not(try plan(child))
+        }
+    }
+
+    private func plan(_ term: SearchTerm) throws -> MatchPlan {
+        let ids = try TermResolver(db: db, taxonomy: taxonomy).labels(for: term)
+        let roots = taxonomy.minimalCover(ids)
+        let threshold = StorageFormat.threshold(term.minimumConfidence ?? query.minimumConfidence)
+        let counts = try Self.imageCounts(db, roots)
+        let estimate = roots.reduce(0) { $0 + (counts[$1] ?? 0) }
+        guard let calibration = query.calibration else {
+            return .labels(LabelMatch(roots: roots, threshold: threshold, calibrated: nil, estimate: estimate))
+        }
+        var labels: [(Int64, Int)] = []
+        var seen: Set<Int64> = []
+        for root in roots {
+            for label in taxonomy.descendantsOrSelf(root) where seen.insert(label).inserted {
+                guard let calibrated = calibration.threshold(for: taxonomy.curves[label]) else { continue }
+                labels.append((label, max(threshold, StorageFormat.quantize(calibrated))))
+            }
+        }
+        guard !labels.isEmpty else { return .nothing }
+        return .labels(LabelMatch(roots: [], threshold: threshold, calibrated: labels, estimate: estimate))
+    }
+
+    static func imageCounts(_ db: Database, _ ids: [Int64]) throws -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT image_count FROM labels WHERE id = ?")
+        for id in ids { counts[id] = try Int.fetchOne(statement, arguments: [id]) ?? 0 }
+        return counts
+    }
+}

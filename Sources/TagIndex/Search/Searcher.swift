@@ -1,0 +1,252 @@
+import Foundation
+import GRDB
+
+extension TagIndex {
+    /// Parses and runs a query string (first page, 50 results, by confidence).
+    ///
+    /// Throws ``QuerySyntaxError`` for a malformed query and
+    /// ``TagIndexError/unknownLabel(term:offset:suggestions:)`` for a term that
+    /// names no label.
+    ///
+    /// ```swift
+    /// let page = try index.search("(dog OR cat) -indoor under:/photos")
+    /// ```
+    public func search(_ text: String) throws -> SearchPage {
+        try search(Query(parsing: text))
+    }
+
+    /// Runs a query in one read transaction: a consistent snapshot, never
+    /// blocked by (and never blocking) a writer.
+    ///
+    /// ```swift
+    /// var query = Query(.word("dog"))
+    /// query.facetCount = 10
+    /// let page = try index.search(query)
+    /// ```
+    public func search(_ query: Query) throws -> SearchPage {
+        guard (1...1000).contains(query.limit) else {
+            throw TagIndexError.invalidInput("a page holds 1 to 1000 results; got \(query.limit)")
+        }
+        guard query.page >= 1, query.page <= 1_000_000 else {
+            throw TagIndexError.invalidInput("pages are numbered from 1; got \(query.page)")
+        }
+        return try database.read { db in
+            try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
+        }
+    }
+}
+
+/// Runs one query inside a read transaction.
+struct Searcher {
+    let db: Database
+    let taxonomy: TaxonomySnapshot
+    let query: Query
+
+    func run() throws -> SearchPage {
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") ?? 0
+        let plan = try query.expression.map { try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan($0) }
+            ?? .all
+        if Self.prefersDenseEvaluation(plan, query) {
+            return try runDense(plan, total: total)
+        }
+        var compiler = SQLCompiler(status: query.filters.status, total: total)
+        let match = compiler.set(plan)
+        let joinsImages = query.filters.needsImageRow || query.sort != .confidence
+        let calibratedThresholds = calibratedThresholdsByLabel()
+        let functionName = "tagindex_passes_\(UInt32.random(in: 0...UInt32.max))"
+        let passes = calibratedThresholds.map { thresholds in
+            DatabaseFunction(functionName, argumentCount: 1, pure: true) { values in
+                guard let data = Data.fromDatabaseValue(values[0]) else { return false }
+                return data.withUnsafeBytes { bytes in
+                    var passed = false
+                    PackedLabels.forEach(bytes) { labelID, _, confidence in
+                        if let threshold = thresholds[Int64(labelID)], confidence >= threshold { passed = true }
+                    }
+                    return passed
+                }
+            }
+        }
+        if let passes { db.add(function: passes) }
+        defer { if let passes { db.remove(function: passes) } }
+
+        var resultSet = SQLFragment("SELECT m.image_id AS image_id, m.score AS score FROM (") + match
+            + SQLFragment(") AS m")
+        if joinsImages {
+            resultSet += SQLFragment(" CROSS JOIN images AS i ON i.id = m.image_id")
+            resultSet += filterConditions(passesFunction: passes == nil ? nil : functionName)
+        }
+
+        var page = resultSet
+        switch query.sort {
+        case .confidence: page += SQLFragment(" ORDER BY m.score DESC, m.image_id DESC")
+        case .path: page += SQLFragment(" ORDER BY i.path, i.id")
+        case .date: page += SQLFragment(" ORDER BY i.mtime DESC, i.id DESC")
+        }
+        let offset = (query.page - 1) * query.limit
+        page += SQLFragment(" LIMIT ? OFFSET ?", [query.limit, offset])
+        let rows = try Row.fetchAll(db, sql: page.sql, arguments: page.arguments)
+        let scored = rows.map { (id: $0[0] as Int64, score: StorageFormat.confidence(($0[1] as Int?) ?? 0)) }
+
+        let totalCount: Int
+        if !rows.isEmpty && rows.count < query.limit {
+            totalCount = offset + rows.count
+        } else if case .labels(let label) = plan, label.isSingleRoot, !joinsImages,
+            label.threshold == StorageFormat.floorQuantized
+        {
+            // labels.image_count counts the rows at the floor: exactly this result set.
+            totalCount = label.estimate
+        } else {
+            let count = SQLFragment("SELECT COUNT(*) FROM (") + resultSet + SQLFragment(")")
+            totalCount = try Int.fetchOne(db, sql: count.sql, arguments: count.arguments) ?? 0
+        }
+
+        let facets = query.facetCount > 0 ? try facets(resultSet, calibrated: calibratedThresholds) : []
+        return SearchPage(
+            hits: try hits(scored), totalCount: totalCount, page: query.page, limit: query.limit, facets: facets)
+    }
+
+    /// Boolean queries (and any query with facets) that ``DenseEvaluator``
+    /// supports: confidence order, uniform thresholds, no file filters. A single
+    /// term's first page stays in SQL, where it is one index range with a LIMIT.
+    static func prefersDenseEvaluation(_ plan: MatchPlan, _ query: Query) -> Bool {
+        guard query.engine == .automatic, query.sort == .confidence, query.calibration == nil, !query.filters.needsImageRow,
+            query.expression != nil, DenseEvaluator.supports(plan)
+        else { return false }
+        if query.facetCount > 0 { return true }
+        if case .labels(let match) = plan, match.isSingleRoot { return false }
+        return true
+    }
+
+    private func runDense(_ plan: MatchPlan, total: Int) throws -> SearchPage {
+        let evaluator = try DenseEvaluator(db: db, total: total)
+        let scores = try evaluator.evaluate(plan)
+        let (totalCount, page) = DenseEvaluator.page(
+            scores, offset: (query.page - 1) * query.limit, count: query.limit)
+        var facets: [Facet] = []
+        if query.facetCount > 0 {
+            let threshold = StorageFormat.threshold(query.minimumConfidence)
+            facets = facetList(try evaluator.facetCounts(scores) { _, best, _ in best >= threshold })
+        }
+        let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
+        return SearchPage(
+            hits: try hits(scored), totalCount: totalCount, page: query.page, limit: query.limit, facets: facets)
+    }
+
+    private func facetList(_ counts: [Int64: Int]) -> [Facet] {
+        counts
+            .compactMap { labelID, count -> Facet? in
+                guard let label = taxonomy.labels[labelID] else { return nil }
+                return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
+            }
+            .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
+            .prefix(query.facetCount)
+            .map { $0 }
+    }
+
+    /// Per-label calibrated thresholds (quantized), when the query is calibrated.
+    private func calibratedThresholdsByLabel() -> [Int64: Int]? {
+        guard let calibration = query.calibration else { return nil }
+        let floor = StorageFormat.threshold(query.minimumConfidence)
+        var thresholds: [Int64: Int] = [:]
+        for (label, curve) in taxonomy.curves {
+            if let threshold = calibration.threshold(for: curve) {
+                thresholds[label] = max(floor, StorageFormat.quantize(threshold))
+            }
+        }
+        return thresholds
+    }
+
+    private func filterConditions(passesFunction: String?) -> SQLFragment {
+        let filters = query.filters
+        var conditions: [SQLFragment] = []
+        for folder in filters.folders {
+            conditions.append(SQLFragment("i.path >= ? AND i.path < ?", [folder + "/", folder + "0"]))
+        }
+        if !filters.fileTypes.isEmpty {
+            let alternatives = filters.fileTypes.map { _ in "i.path LIKE ? ESCAPE '\\'" }.joined(separator: " OR ")
+            let patterns = filters.fileTypes.map { type in
+                "%." + type.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            }
+            conditions.append(SQLFragment("(\(alternatives))", StatementArguments(patterns)))
+        }
+        if let after = filters.modifiedAfter {
+            conditions.append(SQLFragment("i.mtime >= ?", [Timestamps.microseconds(after)]))
+        }
+        if let before = filters.modifiedBefore {
+            conditions.append(SQLFragment("i.mtime < ?", [Timestamps.microseconds(before)]))
+        }
+        if let width = filters.minimumWidth { conditions.append(SQLFragment("i.width >= ?", [width])) }
+        if let height = filters.minimumHeight { conditions.append(SQLFragment("i.height >= ?", [height])) }
+        if let bytes = filters.minimumBytes { conditions.append(SQLFragment("i.size >= ?", [bytes])) }
+        if let bytes = filters.maximumBytes { conditions.append(SQLFragment("i.size <= ?", [bytes])) }
+        switch filters.status {
+        case .indexed:
+            conditions.append(SQLFragment("i.error_stage IS NULL"))
+        case .failed:
+            conditions.append(SQLFragment("i.error_stage IS NOT NULL"))
+        case .untagged:
+            conditions.append(SQLFragment("i.error_stage IS NULL"))
+            if let passesFunction {
+                conditions.append(SQLFragment(
+                    "NOT EXISTS (SELECT 1 FROM image_labels AS il WHERE il.image_id = i.id AND \(passesFunction)(il.packed))"))
+            } else {
+                conditions.append(SQLFragment(
+                    "(i.top_confidence IS NULL OR i.top_confidence < ?)",
+                    [StorageFormat.threshold(query.minimumConfidence)]))
+            }
+        }
+        var fragment = SQLFragment("")
+        for (position, condition) in conditions.enumerated() {
+            fragment += SQLFragment(position == 0 ? " WHERE " : " AND ") + condition
+        }
+        return fragment
+    }
+
+    /// Counts, over the whole result set, the labels that pass the query's
+    /// threshold (on `best`) or, when calibrated, their calibrated threshold (on
+    /// the label's own confidence), from the packed labels of each result.
+    private func facets(_ resultSet: SQLFragment, calibrated: [Int64: Int]?) throws -> [Facet] {
+        let sql = SQLFragment("SELECT packed FROM image_labels WHERE image_id IN (SELECT image_id FROM (")
+            + resultSet + SQLFragment("))")
+        let threshold = StorageFormat.threshold(query.minimumConfidence)
+        var counts: [Int64: Int] = [:]
+        let cursor = try Data.fetchCursor(db, sql: sql.sql, arguments: sql.arguments)
+        var dense = [Int32](repeating: 0, count: 4096)
+        while let packed = try cursor.next() {
+            packed.withUnsafeBytes { bytes in
+                PackedLabels.forEach(bytes) { labelID, best, confidence in
+                    let passes: Bool
+                    if let calibrated {
+                        passes = calibrated[Int64(labelID)].map { confidence >= $0 } ?? false
+                    } else {
+                        passes = best >= threshold
+                    }
+                    guard passes else { return }
+                    if labelID < dense.count { dense[labelID] += 1 } else { counts[Int64(labelID), default: 0] += 1 }
+                }
+            }
+        }
+        for (labelID, count) in dense.enumerated() where count > 0 { counts[Int64(labelID)] = Int(count) }
+        return facetList(counts)
+    }
+
+    private func hits(_ scored: [(id: Int64, score: Double)]) throws -> [SearchHit] {
+        guard !scored.isEmpty else { return [] }
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, path, size, mtime, width, height, error_stage, error_reason
+                FROM images WHERE id IN (SELECT value FROM json_each(?))
+                """,
+            arguments: [SQLCompiler.json(scored.map(\.id))])
+        var byID: [Int64: Row] = [:]
+        for row in rows { byID[row[0]] = row }
+        return scored.compactMap { id, score in
+            guard let row = byID[id] else { return nil }
+            return SearchHit(
+                path: row[1], score: score, size: row[2], modificationTime: Timestamps.date(row[3]),
+                width: row[4], height: row[5], failureStage: row[6], failureReason: row[7])
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import GRDB
+
+extension TagIndex {
+    /// Writes classifications and failures in one transaction.
+    ///
+    /// An entry replaces whatever the index held for its path. Observations
+    /// below ``storageFloor`` are dropped; each stored label also raises the
+    /// subtree confidence of its ancestors. An identifier missing from the
+    /// taxonomy is added as a top-level label named after it. Commit every few
+    /// hundred files or about a second: each batch is durable on its own.
+    ///
+    /// ```swift
+    /// try index.write(batch: [.classified(result), .failed(failure)])
+    /// ```
+    public func write(batch: [IndexEntry]) throws {
+        guard !batch.isEmpty else { return }
+        // Encode outside the transaction: it only checks and packs values.
+        let featurePrints: [Data?] = try batch.map { entry in
+            guard case .classified(let result) = entry, let vector = result.featurePrint else { return nil }
+            return Data(try FeaturePrint.encode(vector))
+        }
+        try database.write { db in
+            var taxonomy = try self.taxonomy(db)
+            var writer = BatchWriter(db: db)
+            for (entry, featurePrint) in zip(batch, featurePrints) {
+                switch entry {
+                case .classified(let result):
+                    let labelIDs = try writer.labelIDs(for: result.observations, taxonomy: &taxonomy, index: self)
+                    try writer.store(result, labelIDs: labelIDs, featurePrint: featurePrint, taxonomy: taxonomy)
+                case .failed(let failure):
+                    try writer.store(failure)
+                }
+            }
+            try writer.flushCounts()
+        }
+    }
+
+    /// Removes the given paths (and their labels); returns how many were indexed.
+    ///
+    /// ```swift
+    /// let removed = try index.remove(paths: ["/photos/old.jpg"])
+    /// ```
+    @discardableResult
+    public func remove(paths: [String]) throws -> Int {
+        try database.write { db in
+            var writer = BatchWriter(db: db)
+            var removed = 0
+            for path in paths {
+                guard let id = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM images WHERE path = ?"), arguments: [path])
+                else { continue }
+                try writer.deleteImage(id)
+                removed += 1
+            }
+            try writer.flushCounts()
+            return removed
+        }
+    }
+}
+
+/// The row-level work of one write transaction.
+struct BatchWriter {
+    let db: Database
+    private var modelIDs: [ModelStamp: Int64] = [:]
+    private var countDeltas: [Int64: Int] = [:]
+    private let now = Timestamps.microseconds(Date())
+
+    init(db: Database) { self.db = db }
+
+    mutating func modelID(_ model: ModelStamp) throws -> Int64 {
+        if let id = modelIDs[model] { return id }
+        try db.execute(
+            sql: "INSERT INTO models(name, version) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            arguments: [model.name, model.version])
+        let id = try Int64.fetchOne(
+            db, sql: "SELECT id FROM models WHERE name = ? AND version = ?",
+            arguments: [model.name, model.version])!
+        modelIDs[model] = id
+        return id
+    }
+
+    /// Label ids of the observations at or above the floor; unknown identifiers become labels.
+    mutating func labelIDs(
+        for observations: [LabelConfidence], taxonomy: inout TaxonomySnapshot, index: TagIndex
+    ) throws -> [(labelID: Int64, confidence: Int)] {
+        var result: [(Int64, Int)] = []
+        var created = false
+        for observation in observations {
+            let quantized = StorageFormat.quantize(observation.confidence)
+            guard quantized >= StorageFormat.floorQuantized else { continue }
+            var id = taxonomy.idByIdentifier[observation.identifier]
+            if id == nil {
+                try db.execute(
+                    sql: "INSERT INTO labels(identifier, display_name) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    arguments: [observation.identifier, observation.identifier])
+                id = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM labels WHERE identifier = ?", arguments: [observation.identifier])
+                try db.execute(
+                    sql: """
+                        INSERT INTO label_text(rowid, identifier, display_name, synonyms)
+                        SELECT id, identifier, display_name, synonyms FROM labels WHERE id = ?
+                        """,
+                    arguments: [id])
+                created = true
+            }
+            result.append((id!, quantized))
+        }
+        if created {
+            try TaxonomySnapshot.bumpGeneration(db)
+            taxonomy = try index.taxonomy(db)
+        }
+        return result
+    }
+
+    mutating func store(
+        _ result: ImageClassification, labelIDs: [(labelID: Int64, confidence: Int)],
+        featurePrint: Data?, taxonomy: TaxonomySnapshot
+    ) throws {
+        var confidence: [Int64: Int] = [:]
+        var best: [Int64: Int] = [:]
+        for (labelID, value) in labelIDs {
+            confidence[labelID] = max(confidence[labelID] ?? 0, value)
+            for ancestor in taxonomy.ancestorsOrSelf[labelID] ?? [labelID] {
+                best[ancestor] = max(best[ancestor] ?? 0, value)
+            }
+        }
+        let imageID = try upsertImage(
+            path: result.path, size: result.size, mtime: result.modificationTime,
+            hash: result.contentHash, width: result.width, height: result.height,
+            modelID: try modelID(result.model), errorStage: nil, errorReason: nil,
+            topConfidence: best.values.max(), featurePrint: featurePrint)
+        try deleteObservations(imageID)
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO observations(label_id, image_id, best, confidence) VALUES (?, ?, ?, ?)")
+        let entries = best.sorted { $0.key < $1.key }
+        for (labelID, value) in entries {
+            try insert.execute(arguments: [labelID, imageID, value, confidence[labelID]])
+            countDeltas[labelID, default: 0] += 1
+        }
+        try db.execute(
+            sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)",
+            arguments: [imageID, Data(PackedLabels.pack(entries.map { PackedLabels.Entry(labelID: $0.key, best: $0.value, confidence: confidence[$0.key]) }))])
+    }
+
+    mutating func store(_ failure: ImageFailure) throws {
+        let imageID = try upsertImage(
+            path: failure.path, size: failure.size, mtime: failure.modificationTime,
+            hash: failure.contentHash, width: nil, height: nil, modelID: try modelID(failure.model),
+            errorStage: failure.stage, errorReason: failure.reason, topConfidence: nil, featurePrint: nil)
+        try deleteObservations(imageID)
+    }
+
+    private func upsertImage(
+        path: String, size: Int64, mtime: Date, hash: String?, width: Int?, height: Int?,
+        modelID: Int64, errorStage: String?, errorReason: String?, topConfidence: Int?,
+        featurePrint: Data?
+    ) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
+                               error_stage, error_reason, top_confidence, feature_print)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(path) DO UPDATE SET
+                size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
+                width = excluded.width, height = excluded.height, model_id = excluded.model_id,
+                indexed_at = excluded.indexed_at, error_stage = excluded.error_stage,
+                error_reason = excluded.error_reason, top_confidence = excluded.top_confidence,
+                feature_print = excluded.feature_print
+            RETURNING id
+            """)
+        let arguments: StatementArguments = [
+            path, size, Timestamps.microseconds(mtime), hash, width, height, modelID, now,
+            errorStage, errorReason, topConfidence, featurePrint,
+        ]
+        return try Int64.fetchOne(statement, arguments: arguments)!
+    }
+
+    /// Deletes an image's observations, found through its packed labels.
+    mutating func deleteObservations(_ imageID: Int64) throws {
+        guard let packed = try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT packed FROM image_labels WHERE image_id = ?"), arguments: [imageID])
+        else { return }
+        let delete = try db.cachedStatement(sql: "DELETE FROM observations WHERE label_id = ? AND image_id = ?")
+        var labelIDs: [Int64] = []
+        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _, _ in labelIDs.append(Int64(id)) } }
+        for labelID in labelIDs {
+            try delete.execute(arguments: [labelID, imageID])
+            countDeltas[labelID, default: 0] -= 1
+        }
+        try db.execute(sql: "DELETE FROM image_labels WHERE image_id = ?", arguments: [imageID])
+    }
+
+    mutating func deleteImage(_ imageID: Int64) throws {
+        try deleteObservations(imageID)
+        try db.execute(sql: "DELETE FROM images WHERE id = ?", arguments: [imageID])
+    }
+
+    /// Copies the observations of `sourceID` onto `targetID` (same content, same model).
+    mutating func copyObservations(from sourceID: Int64, to targetID: Int64) throws {
+        try deleteObservations(targetID)
+        guard let packed = try Data.fetchOne(
+            db, sql: "SELECT packed FROM image_labels WHERE image_id = ?", arguments: [sourceID])
+        else { return }
+        var labelIDs: [Int64] = []
+        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _, _ in labelIDs.append(Int64(id)) } }
+        let copy = try db.cachedStatement(sql: """
+            INSERT INTO observations(label_id, image_id, best, confidence)
+            SELECT label_id, ?, best, confidence FROM observations WHERE label_id = ? AND image_id = ?
+            """)
+        for labelID in labelIDs {
+            try copy.execute(arguments: [targetID, labelID, sourceID])
+            countDeltas[labelID, default: 0] += 1
+        }
+        try db.execute(
+            sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)", arguments: [targetID, packed])
+    }
+
+    func flushCounts() throws {
+        let update = try db.cachedStatement(sql: "UPDATE labels SET image_count = image_count + ? WHERE id = ?")
+        for (labelID, delta) in countDeltas where delta != 0 {
+            try update.execute(arguments: [delta, labelID])
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// A fast 64-bit non-cryptographic hash of a file's bytes, as 16 lowercase hex digits.
+///
+/// It detects changed content and finds moved files; it is not a defense against
+/// crafted collisions. Design: four 64-bit lanes consume 32-byte stripes a word
+/// (little-endian) at a time with multiply-rotate rounds; the tail is consumed a
+/// word, then a byte-packed word, at a time; the length is folded in and the state
+/// is finished with an xorshift-multiply avalanche. The constants are the 64-bit
+/// golden ratio and two odd mixing constants from xxHash64/MurmurHash3. The output
+/// is stable across platforms and versions: tests pin values.
+///
+/// ```swift
+/// let hex = ContentHash.hex(of: Array("hello".utf8))   // 16 hex digits
+/// var hasher = ContentHash(); hasher.update(chunk1); hasher.update(chunk2)
+/// let sameHex = hasher.finalizeHex()
+/// ```
+public struct ContentHash: Sendable {
+    private static let prime1: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
+
+    private var lanes: (UInt64, UInt64, UInt64, UInt64) = (prime1, prime2, prime3, prime1 ^ prime2)
+    private var pending: [UInt8] = []
+    private var length: UInt64 = 0
+
+    /// Creates an empty hasher.
+    ///
+    /// ```swift
+    /// var hasher = ContentHash()
+    /// ```
+    public init() { pending.reserveCapacity(32) }
+
+    /// Hashes `bytes` in one call.
+    ///
+    /// ```swift
+    /// let hex = ContentHash.hex(of: data)
+    /// ```
+    public static func hex(of bytes: some Collection<UInt8>) -> String {
+        var hasher = ContentHash()
+        hasher.update(Array(bytes))
+        return hasher.finalizeHex()
+    }
+
+    /// Hashes the file at `url`, reading it in 1 MiB chunks.
+    ///
+    /// ```swift
+    /// let hex = try ContentHash.hex(ofFileAt: URL(fileURLWithPath: "/photos/a.jpg"))
+    /// ```
+    public static func hex(ofFileAt url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = ContentHash()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(chunk)
+        }
+        return hasher.finalizeHex()
+    }
+
+    /// Feeds more bytes.
+    ///
+    /// ```swift
+    /// hasher.update(chunk)
+    /// ```
+    public mutating func update(_ bytes: some Collection<UInt8>) {
+        length &+= UInt64(bytes.count)
+        var input = Array(bytes)
+        if !pending.isEmpty {
+            let needed = 32 - pending.count
+            if input.count < needed {
+                pending.append(contentsOf: input)
+                return
+            }
+            pending.append(contentsOf: input[..<needed])
+            input.removeFirst(needed)
+            let stripe = pending
+            pending.removeAll(keepingCapacity: true)
+            stripe.withUnsafeBytes { consumeStripes($0) }
+        }
+        let whole = input.count & ~31
+        input.withUnsafeBytes { consumeStripes(UnsafeRawBufferPointer(rebasing: $0[..<whole])) }
+        pending.append(contentsOf: input[whole...])
+    }
+
+    /// The 64-bit hash of everything fed so far.
+    ///
+    /// ```swift
+    /// let value: UInt64 = hasher.finalize()
+    /// ```
+    public func finalize() -> UInt64 {
+        var hash =
+            rotate(lanes.0, 1) &+ rotate(lanes.1, 7) &+ rotate(lanes.2, 12) &+ rotate(lanes.3, 18)
+        hash = mergeLane(hash, lanes.0)
+        hash = mergeLane(hash, lanes.1)
+        hash = mergeLane(hash, lanes.2)
+        hash = mergeLane(hash, lanes.3)
+        hash &+= length &* Self.prime3
+        pending.withUnsafeBytes { tail in
+            var offset = 0
+            while offset + 8 <= tail.count {
+                let word = UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                hash = rotate(hash ^ round(0, word), 27) &* Self.prime1 &+ Self.prime3
+                offset += 8
+            }
+            if offset < tail.count {
+                var word: UInt64 = 0
+                for (shift, byte) in tail[offset...].enumerated() { word |= UInt64(byte) << (8 * UInt64(shift)) }
+                hash = rotate(hash ^ (word &* Self.prime1), 23) &* Self.prime2
+            }
+        }
+        hash ^= hash >> 33
+        hash &*= Self.prime2
+        hash ^= hash >> 29
+        hash &*= Self.prime3
+        hash ^= hash >> 32
+        return hash
+    }
+
+    /// The hash as 16 lowercase hex digits.
+    ///
+    /// ```swift
+    /// let hex = hasher.finalizeHex()
+    /// ```
+    public func finalizeHex() -> String {
+        let hex = String(finalize(), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private mutating func consumeStripes(_ buffer: UnsafeRawBufferPointer) {
+        var (v0, v1, v2, v3) = lanes
+        var offset = 0
+        while offset + 32 <= buffer.count {
+            v0 = round(v0, UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            v1 = round(v1, UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+            v2 = round(v2, UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)))
+            v3 = round(v3, UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self)))
+            offset += 32
+        }
+        lanes = (v0, v1, v2, v3)
+    }
+
+    @inline(__always) private func round(_ accumulator: UInt64, _ word: UInt64) -> UInt64 {
+        rotate(accumulator &+ word &* Self.prime2, 31) &* Self.prime1
+    }
+
+    @inline(__always) private func mergeLane(_ hash: UInt64, _ lane: UInt64) -> UInt64 {
+        (hash ^ round(0, lane)) &* Self.prime1 &+ Self.prime3
+    }
+
+    @inline(__always) private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+        (value << count) | (value >> (64 - count))
+    }
+}

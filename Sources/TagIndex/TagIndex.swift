@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+
+/// A SQLite label index: what Classify saw in each image, kept in sync with the
+/// folders, answering searches in milliseconds.
+///
+/// The database is in WAL mode with foreign keys on; readers never block the
+/// writer and see a consistent snapshot while an index run writes. An instance is
+/// `Sendable`: share one between tasks.
+///
+/// ```swift
+/// let index = try TagIndex(url: URL(fileURLWithPath: "labels.sqlite"))
+/// try index.replaceTaxonomy(labels, model: stamp)
+/// try index.write(batch: [.classified(result)])
+/// let page = try index.search("dog -cat under:/photos/2023")
+/// for hit in page.hits { print(hit.score, hit.path) }
+/// ```
+public final class TagIndex: Sendable {
+    /// Observations below this confidence are not stored (0.01).
+    ///
+    /// Every threshold chosen at query time at or above it is answered without
+    /// re-indexing; see `StorageFormat.storageFloor` for why 0.01.
+    ///
+    /// ```swift
+    /// let floor = TagIndex.storageFloor
+    /// ```
+    public static let storageFloor = StorageFormat.storageFloor
+
+    let database: any DatabaseWriter
+    /// The database path, or `:memory:`.
+    let location: String
+    let taxonomyCache = Locked<TaxonomySnapshot?>(nil)
+    let writerLock: WriterLock
+
+    /// Opens or creates the database at `url` and migrates it to the current schema.
+    ///
+    /// Throws ``TagIndexError/newerSchema(path:unknownMigrations:)`` without
+    /// modifying the file when it was written by a newer version.
+    ///
+    /// ```swift
+    /// let index = try TagIndex(url: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
+    /// ```
+    public init(url: URL) throws {
+        let path = url.path
+        if FileManager.default.fileExists(atPath: path) {
+            try Self.refuseNewerSchema(at: path)
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: Self.configuration())
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
+        }
+        database = pool
+        location = path
+        writerLock = WriterLock(lockPath: path + ".lock")
+        try migrate()
+    }
+
+    /// Opens a new, empty database in memory (tests, tools, embedding).
+    ///
+    /// ```swift
+    /// let index = try TagIndex.inMemory()
+    /// ```
+    public static func inMemory() throws -> TagIndex {
+        try TagIndex(queue: DatabaseQueue(configuration: configuration()))
+    }
+
+    private init(queue: DatabaseQueue) throws {
+        database = queue
+        location = ":memory:"
+        writerLock = WriterLock(lockPath: nil)
+        try migrate()
+    }
+
+    static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        // A second writer waits this long for the write lock, then fails.
+        configuration.busyMode = .timeout(10)
+        configuration.maximumReaderCount = 4
+        configuration.prepareDatabase { db in
+            // WAL + NORMAL: a commit survives a process crash (kill -9); only a
+            // power loss may roll back the last transactions, never corrupt.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536")
+        }
+        return configuration
+    }
+
+    private func migrate() throws {
+        let migrator = Schema.migrator
+        try database.write { db in
+            let unknown = try migrator.appliedIdentifiers(db).subtracting(Schema.migrationIdentifiers)
+            if !unknown.isEmpty {
+                throw TagIndexError.newerSchema(path: location, unknownMigrations: unknown.sorted())
+            }
+        }
+        try migrator.migrate(database)
+    }
+
+    /// Reads the migrations of an existing file through a read-only connection,
+    /// so a database from a newer version is never modified.
+    private static func refuseNewerSchema(at path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let unknown: Set<String>
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            unknown = try queue.read { db in
+                try Schema.migrator.appliedIdentifiers(db).subtracting(Schema.migrationIdentifiers)
+            }
+            try queue.close()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
+        }
+        if !unknown.isEmpty {
+            throw TagIndexError.newerSchema(path: path, unknownMigrations: unknown.sorted())
+        }
+    }
+
+    /// The taxonomy as of `db`'s snapshot, from the cache when unchanged.
+    func taxonomy(_ db: Database) throws -> TaxonomySnapshot {
+        let generation = try TaxonomySnapshot.generation(db)
+        if let cached = taxonomyCache.withLock({ $0 }), cached.generation == generation {
+            return cached
+        }
+        let snapshot = try TaxonomySnapshot.load(db)
+        taxonomyCache.withLock { $0 = snapshot }
+        return snapshot
+    }
+
+    /// Counts of what the index holds.
+    ///
+    /// ```swift
+    /// let stats = try index.statistics()
+    /// print(stats.imageCount, stats.failedCount)
+    /// ```
+    public func statistics() throws -> IndexStatistics {
+        try database.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT
+                    (SELECT COUNT(*) FROM images WHERE error_stage IS NULL),
+                    (SELECT COUNT(*) FROM images WHERE error_stage IS NOT NULL),
+                    (SELECT COUNT(*) FROM labels),
+                    (SELECT COUNT(*) FROM observations)
+                """)!
+            return IndexStatistics(
+                imageCount: row[0], failedCount: row[1], labelCount: row[2], observationCount: row[3])
+        }
+    }
+}
+
+/// Counts of what an index holds.
+///
+/// ```swift
+/// let stats = try index.statistics()
+/// ```
+public struct IndexStatistics: Sendable, Hashable {
+    /// Successfully classified images.
+    public var imageCount: Int
+    /// Files whose classification failed.
+    public var failedCount: Int
+    /// Labels of the taxonomy (and any seen outside it).
+    public var labelCount: Int
+    /// Stored (label, image) rows, leaves and parents.
+    public var observationCount: Int
+}

@@ -1,0 +1,48 @@
+/// Errors thrown by ``TagIndex`` and ``IndexRun``, each a sentence a user can act on.
+///
+/// ```swift
+/// do { _ = try TagIndex(url: url) } catch let error as TagIndexError { print(error) }
+/// ```
+public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database was written by a newer TagIndex (unknown migrations); it was not modified.
+    case newerSchema(path: String, unknownMigrations: [String])
+    /// Another index run holds the writer lock of this database.
+    case anotherRunInProgress(path: String)
+    /// The file is not a database TagIndex can open.
+    case notADatabase(path: String, reason: String)
+    /// A search term names no known label; `suggestions` are the closest known names.
+    case unknownLabel(term: String, offset: Int?, suggestions: [String])
+    /// A batch element is invalid (e.g. a feature print of the wrong length).
+    case invalidInput(String)
+    /// The run was already finished or cancelled.
+    case runFinished
+
+    /// The message shown to users.
+    ///
+    /// ```swift
+    /// print(error.description)
+    /// ```
+    public var description: String {
+        switch self {
+        case .newerSchema(let path, let unknown):
+            return "\(path) was written by a newer version of TagIndex (schema migrations "
+                + "\(unknown.sorted().joined(separator: ", ")) are unknown to this version); "
+                + "it was left untouched. Upgrade classify-tool or use another database."
+        case .anotherRunInProgress(let path):
+            return "another index run is writing to \(path); wait for it to finish or stop it"
+        case .notADatabase(let path, let reason):
+            return "\(path) is not a TagIndex database: \(reason)"
+        case .unknownLabel(let term, let offset, let suggestions):
+            var message = "unknown label '\(term)'"
+            if let offset { message += " at offset \(offset)" }
+            if !suggestions.isEmpty {
+                message += "; did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
+            }
+            return message
+        case .invalidInput(let message):
+            return message
+        case .runFinished:
+            return "this index run was already finished or cancelled"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import TagIndex
+
+/// Runs the index benchmark when TAGINDEX_BENCH=1 (use a release build:
+/// `TAGINDEX_BENCH=1 swift test -c release --filter BenchmarkTests`).
+/// TAGINDEX_BENCH_IMAGES overrides the library size; TAGINDEX_BENCH_DB keeps the index.
+@Suite struct BenchmarkTests {
+    static var enabled: Bool { ProcessInfo.processInfo.environment["TAGINDEX_BENCH"] == "1" }
+
+    @Test(.enabled(if: BenchmarkTests.enabled)) func indexBenchmark() throws {
+        let directory = try TemporaryDirectory()
+        var configuration = TagIndexBenchmark.Configuration()
+        if let images = ProcessInfo.processInfo.environment["TAGINDEX_BENCH_IMAGES"].flatMap(Int.init) {
+            configuration.imageCount = images
+        }
+        // TAGINDEX_BENCH_DB keeps the built index at that path for inspection.
+        let url = ProcessInfo.processInfo.environment["TAGINDEX_BENCH_DB"].map { URL(fileURLWithPath: $0) }
+            ?? directory.databaseURL
+        let result = try TagIndexBenchmark(databaseURL: url, configuration: configuration)
+            .run { print("bench:", $0) }
+        print(result.report)
+        #expect(result.imageCount == configuration.imageCount)
+        #expect(result.singleLabel.count == configuration.singleLabelQueries)
+    }
+
+    @Test func smallBenchmarkProducesAReport() throws {
+        let directory = try TemporaryDirectory()
+        var configuration = TagIndexBenchmark.Configuration()
+        configuration.imageCount = 2_000
+        configuration.leafCount = 50
+        configuration.parentCount = 25
+        configuration.singleLabelQueries = 10
+        configuration.booleanQueries = 8
+        configuration.facetQueries = 2
+        configuration.facetResultSize = 500
+        let result = try TagIndexBenchmark(databaseURL: directory.databaseURL, configuration: configuration).run()
+        #expect(result.imageCount == 2_000)
+        #expect(result.observationCount > 10_000)
+        #expect(result.facets.count == 2)
+        #expect(result.report.contains("single label, first page"))
+        let index = try TagIndex(url: directory.databaseURL)
+        #expect(try index.statistics().imageCount == 2_000)
+        #expect(try index.search("thing_0").totalCount > 100)
+    }
+}

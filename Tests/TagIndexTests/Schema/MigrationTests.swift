@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TagIndex
+
+@Suite struct MigrationTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    @Test func emptyDatabaseGetsTheCurrentSchema() throws {
+        do { _ = try TagIndex(url: directory.databaseURL) }
+        let queue = try DatabaseQueue(path: directory.databaseURL.path)
+        try queue.read { db in
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2"])
+            #expect(try db.tableExists("label_text"))
+            #expect(try db.tableExists("label_curves"))
+            #expect(try db.columns(in: "images").map(\.name).contains("dominant_colors"))
+            #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
+            let indexes = try db.indexes(on: "observations").map(\.name)
+            #expect(indexes.contains("observations_by_rank"))
+            // The primary key of the WITHOUT ROWID table answers to its autoindex name.
+            let plan = try String.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT image_id FROM observations INDEXED BY \(Schema.primaryKeyIndex) WHERE label_id = 1")
+            #expect(plan.count == 1)
+        }
+    }
+
+    @Test func foreignKeysAreOn() throws {
+        let index = try TagIndex(url: directory.databaseURL)
+        let enabled = try index.database.read { db in try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") }
+        #expect(enabled == true)
+    }
+
+    @Test func version1DatabaseIsMigratedWithItsData() throws {
+        do {
+            let queue = try DatabaseQueue(path: directory.databaseURL.path)
+            try Schema.migrator.migrate(queue, upTo: "v1")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO labels(id, identifier, display_name, synonyms, image_count) VALUES
+                        (1, 'dog', 'Dog', '[]', 1),
+                        (2, 'golden_retriever', 'Golden Retriever', '["golden"]', 1);
+                    INSERT INTO label_parents(label_id, parent_id) VALUES (2, 1);
+                    INSERT INTO models(id, name, version) VALUES (1, 'lite0', '1');
+                    INSERT INTO images(id, path, size, mtime, content_hash, width, height, model_id, indexed_at)
+                        VALUES (1, '/p/a.jpg', 10, 0, 'abcd', 1, 1, 1, 0);
+                    INSERT INTO observations(label_id, image_id, best, confidence) VALUES (1, 1, 9000, 9000), (2, 1, 8000, 8000);
+                    """)
+                try db.execute(
+                    sql: "INSERT INTO image_labels(image_id, packed) VALUES (1, ?)",
+                    arguments: [Data(PackedLabels.pack([
+                        .init(labelID: 1, best: 9000, confidence: 9000), .init(labelID: 2, best: 8000, confidence: 8000),
+                    ]))])
+            }
+            #expect(try queue.read { try Schema.migrator.appliedMigrations($0) } == ["v1"])
+        }
+        let index = try TagIndex(url: directory.databaseURL)
+        #expect(try index.search("retriever").hits.map(\.path) == ["/p/a.jpg"])
+        #expect(try index.search("golden").hits.map(\.score) == [0.8])
+        #expect(try index.search("dog").hits.map(\.score) == [0.9])
+        let applied = try index.database.read { try Schema.migrator.appliedMigrations($0) }
+        #expect(applied == ["v1", "v2"])
+    }
+
+    @Test func newerSchemaIsRefusedAndLeftUntouched() throws {
+        let url = directory.databaseURL
+        do {
+            let index = try TagIndex(url: url)
+            try index.replaceTaxonomy([LabelDefinition(identifier: "dog", displayName: "Dog")], model: .init(name: "m", version: "1"))
+        }
+        do {
+            let queue = try DatabaseQueue(path: url.path)
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations(identifier) VALUES ('v3-colors')")
+            }
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try queue.close()
+        }
+        let before = try Data(contentsOf: url)
+        let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+        #expect(throws: TagIndexError.newerSchema(path: url.path, unknownMigrations: ["v3-colors"])) {
+            _ = try TagIndex(url: url)
+        }
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date == modified)
+        let message = TagIndexError.newerSchema(path: "x.sqlite", unknownMigrations: ["v3-colors"]).description
+        #expect(message.contains("newer version of TagIndex"))
+        #expect(message.contains("left untouched"))
+    }
+
+    @Test func notADatabaseIsRefused() throws {
+        let url = directory.databaseURL
+        try Data(repeating: 0x41, count: 4096).write(to: url)
+        #expect(throws: TagIndexError.self) { _ = try TagIndex(url: url) }
+        #expect(try Data(contentsOf: url) == Data(repeating: 0x41, count: 4096))
+    }
+}

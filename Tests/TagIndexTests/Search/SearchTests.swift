@@ -1,0 +1,251 @@
+import Foundation
+import Testing
+@testable import TagIndex
+
+@Suite struct SearchTests {
+    let fixture: FixtureIndex
+    init() throws { fixture = try FixtureIndex() }
+
+    @Test func termMatchesItsSubtreeByConfidence() throws {
+        #expect(try fixture.paths("dog") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        let page = try fixture.index.search("dog")
+        #expect(page.hits.map(\.score) == [0.95, 0.88, 0.8, 0.5])
+        #expect(page.totalCount == 4)
+        #expect(try fixture.paths("animal").count == 5)
+    }
+
+    @Test func namesAreCaseInsensitiveAndUnderscoreIsSpace() throws {
+        #expect(try fixture.paths("golden_retriever") == ["golden1.jpg"])
+        #expect(try fixture.paths("GOLDEN_Retriever") == ["golden1.jpg"])
+        #expect(try fixture.paths("\"golden retriever\"") == ["golden1.jpg"])
+        #expect(try fixture.paths("\"Golden  Retriever\"") == ["golden1.jpg"])
+        #expect(try fixture.paths("puppy") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try fixture.paths("kitty") == ["tabby1.jpg"])
+    }
+
+    @Test func freeTextAndPrefixFindEveryRetriever() throws {
+        let retrievers = ["golden1.jpg", "lab1.png", "flat1.jpg"]
+        #expect(try fixture.paths("retriever") == retrievers)
+        #expect(try fixture.paths("retriev*") == retrievers)
+        #expect(try fixture.paths("\"coated retriever\"") == ["flat1.jpg"])
+        #expect(try fixture.paths("\"golden retr\"*") == ["golden1.jpg"])
+        #expect(try fixture.index.search("retriever").hits.map(\.score) == [0.9, 0.7, 0.4])
+    }
+
+    @Test func booleanOperatorsAndScores() throws {
+        #expect(try fixture.paths("dog -indoor") == ["golden1.jpg", "lab1.png"])
+        #expect(try fixture.paths("dog NOT indoor:0.5") == ["golden1.jpg", "poodle1.jpg", "lab1.png"])
+        #expect(try fixture.paths("cat OR beach") == ["beach1.jpg", "tabby1.jpg", "lab1.png"])
+        let mixed = try fixture.index.search("(cat OR beach) outdoor")
+        #expect(mixed.hits.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["beach1.jpg", "lab1.png"])
+        #expect(mixed.hits.map(\.score) == [0.95, 0.5])
+        #expect(try fixture.paths("dog AND outdoor AND grass") == ["golden1.jpg"])
+        #expect(try fixture.index.search("dog AND outdoor AND grass").hits.map(\.score) == [0.6])
+        #expect(try fixture.paths("animal AND NOT (dog OR cat)") == [])
+        let negative = try fixture.index.search("NOT animal")
+        #expect(Set(negative.hits.map(\.path)) == ["/lib/c/beach1.jpg", "/lib/c/blank.jpg"])
+        #expect(negative.hits.map(\.score) == [0, 0])
+        #expect(try fixture.paths("-animal -outdoor") == ["blank.jpg"])
+        #expect(try fixture.paths("dog OR -animal").count == 6)
+    }
+
+    @Test func perTermAndGlobalConfidence() throws {
+        #expect(try fixture.paths("dog:0.85") == ["golden1.jpg", "poodle1.jpg"])
+        var query = try Query(parsing: "dog")
+        query.minimumConfidence = 0.85
+        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg"])
+        #expect(try fixture.paths("min:0.85 dog") == ["golden1.jpg", "poodle1.jpg"])
+        // A per-term threshold replaces the global one.
+        query = try Query(parsing: "dog:0.5")
+        query.minimumConfidence = 0.9
+        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+    }
+
+    @Test func calibratedFilters() throws {
+        // High precision (precision >= 0.9): dog 0.85, golden 0.6, cat 0.7; others have no curve.
+        var query = try Query(parsing: "dog")
+        query.calibration = .highPrecision
+        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg"])
+        // High recall (recall >= 0.8, precision >= 0.1): dog 0.5, golden 0.3, cat 0.7.
+        query.calibration = .highRecall
+        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        query = try Query(parsing: "golden_retriever")
+        query.calibration = .precision(0.95)
+        #expect(try fixture.paths(query) == [])
+        query = try Query(parsing: "beach")
+        query.calibration = .highRecall
+        #expect(try fixture.paths(query) == [])
+        query = try Query(parsing: "cat OR dog")
+        query.calibration = .highPrecision
+        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+    }
+
+    @Test func fileFilters() throws {
+        #expect(try fixture.paths("dog under:/lib/a") == ["golden1.jpg", "lab1.png"])
+        #expect(try fixture.paths("dog under:/lib/a/") == ["golden1.jpg", "lab1.png"])
+        #expect(try fixture.paths("dog under:/lib") .count == 4)
+        #expect(try fixture.paths("dog under:/li") == [])
+        #expect(try fixture.paths("dog type:png") == ["lab1.png"])
+        #expect(try fixture.paths("dog type:PNG,.jpg").count == 4)
+        #expect(try fixture.paths("dog minwidth:1600 minheight:1200") == ["golden1.jpg", "poodle1.jpg", "flat1.jpg"])
+        #expect(try fixture.paths("dog minsize:1MB") == ["golden1.jpg", "flat1.jpg"])
+        #expect(try fixture.paths("dog maxsize:800KB") == ["poodle1.jpg", "lab1.png"])
+        #expect(try fixture.paths("dog after:2023-11-16 before:2023-11-18") == ["lab1.png", "flat1.jpg"])
+        var query = try Query(parsing: "dog")
+        query.filters.folders = ["/lib/b"]
+        query.filters.minimumBytes = 1_000_000
+        #expect(try fixture.paths(query) == ["flat1.jpg"])
+    }
+
+    @Test func untaggedAndFailed() throws {
+        #expect(try fixture.paths("untagged") == ["blank.jpg"])
+        #expect(try fixture.paths("is:untagged under:/lib/c") == ["blank.jpg"])
+        let strict = try fixture.paths("untagged min:0.965")
+        #expect(Set(strict) == ["lab1.png", "flat1.jpg", "poodle1.jpg", "tabby1.jpg", "blank.jpg", "beach1.jpg"])
+        var calibrated = try Query(parsing: "untagged")
+        calibrated.calibration = .highPrecision
+        #expect(Set(try fixture.paths(calibrated)) == ["lab1.png", "flat1.jpg", "beach1.jpg", "blank.jpg"])
+        let failed = try fixture.index.search("failed")
+        #expect(failed.hits.count == 1)
+        #expect(failed.hits.first?.path == "/lib/c/broken.jpg")
+        #expect(failed.hits.first?.failureStage == "decode")
+        #expect(failed.hits.first?.failureReason == "truncated JPEG")
+        #expect(failed.hits.first?.width == nil)
+        #expect(try fixture.paths("failed dog") == [])
+        #expect(try fixture.paths("").count == 7)
+    }
+
+    @Test func sortingAndPagination() throws {
+        var query = try Query(parsing: "animal")
+        query.sort = .path
+        #expect(try fixture.paths(query) == ["golden1.jpg", "lab1.png", "flat1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        query.sort = .date
+        #expect(try fixture.paths(query) == ["tabby1.jpg", "poodle1.jpg", "flat1.jpg", "lab1.png", "golden1.jpg"])
+        query.sort = .confidence
+        query.limit = 2
+        query.page = 2
+        let page = try fixture.index.search(query)
+        #expect(page.hits.map(\.path) == ["/lib/a/lab1.png", "/lib/b/tabby1.jpg"])
+        #expect(page.totalCount == 5)
+        #expect(page.pageCount == 3)
+        query.page = 4
+        let beyond = try fixture.index.search(query)
+        #expect(beyond.hits.isEmpty)
+        #expect(beyond.totalCount == 5)
+        query.page = 0
+        #expect(throws: TagIndexError.self) { try fixture.index.search(query) }
+    }
+
+    @Test func hitsCarryFileFacts() throws {
+        let hit = try #require(try fixture.index.search("tabby").hits.first)
+        #expect(hit.path == "/lib/b/tabby1.jpg")
+        #expect(hit.size == 900_000)
+        #expect(hit.width == 1200)
+        #expect(hit.height == 1600)
+        #expect(hit.modificationTime == FixtureIndex.date(days: 5))
+        #expect(hit.failureStage == nil)
+    }
+
+    @Test func facetsCountLabelsOfTheWholeResultSet() throws {
+        var query = try Query(parsing: "dog")
+        query.facetCount = 4
+        query.limit = 1
+        let page = try fixture.index.search(query)
+        #expect(page.facets.map(\.identifier) == ["animal", "dog", "indoor", "outdoor"])
+        #expect(page.facets.map(\.count) == [4, 4, 2, 2])
+        #expect(page.facets.first?.displayName == "Animal")
+        query.minimumConfidence = 0.6
+        query.facetCount = 3
+        let strict = try fixture.index.search(query)
+        #expect(strict.facets.map(\.identifier) == ["animal", "dog", "golden_retriever"])
+        #expect(strict.facets.map(\.count) == [3, 3, 1])
+    }
+
+    @Test func unknownLabelSuggestsClosestNames() throws {
+        do {
+            _ = try fixture.index.search("dgo")
+            Issue.record("expected an unknown label error")
+        } catch let error as TagIndexError {
+            guard case .unknownLabel(let term, let offset, let suggestions) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(term == "dgo")
+            #expect(offset == 0)
+            #expect(suggestions.first == "dog")
+            #expect(error.description.contains("did you mean 'dog'"))
+        }
+        do {
+            _ = try fixture.index.search("beach poodel")
+            Issue.record("expected an unknown label error")
+        } catch let error as TagIndexError {
+            #expect(error == .unknownLabel(term: "poodel", offset: 6, suggestions: ["poodle"]))
+        }
+    }
+
+    @Test func injectionAttemptsArePlainText() throws {
+        let before = try fixture.index.statistics()
+        for text in [
+            "dog'; DROP TABLE images; --", "\"dog'; DROP TABLE images; --\"",
+            "under:\"/lib'; DROP TABLE images; --\" dog", "type:jpg'--", "\"dog\" OR 1=1",
+            "retriever\" OR \"1\"=\"1", "dog* ) OR (", "label_text:*",
+        ] {
+            do {
+                let page = try fixture.index.search(text)
+                #expect(page.hits.count <= 7)
+            } catch is TagIndexError {
+            } catch is QuerySyntaxError {
+            }
+        }
+        #expect(try fixture.paths("under:\"/lib'; DROP TABLE images; --\" dog") == [])
+        #expect(try fixture.index.statistics() == before)
+        #expect(try fixture.paths("dog").count == 4)
+    }
+
+    @Test func codeBuiltQueriesMatchParsedOnes() throws {
+        let built = Query(.and([.word("dog"), .not(.word("indoor"))]))
+        #expect(try fixture.paths(built) == fixture.paths("dog -indoor"))
+        let prefix = Query(.term(SearchTerm("retriev", kind: .prefix)))
+        #expect(try fixture.paths(prefix) == ["golden1.jpg", "lab1.png", "flat1.jpg"])
+    }
+
+    @Test func storedLabelsAndSubtreeConfidence() throws {
+        let labels = try fixture.index.labels(forPath: "/lib/a/golden1.jpg")
+        #expect(labels.map(\.identifier) == ["animal", "dog", "golden_retriever", "outdoor", "grass"])
+        #expect(labels.first?.confidence == 0.97)
+        #expect(try fixture.index.labels(forPath: "/lib/c/blank.jpg").isEmpty)
+        #expect(try fixture.index.labels(forPath: "/nope").isEmpty)
+    }
+
+    @Test func denseAndSQLEnginesAgree() throws {
+        for text in [
+            "dog", "dog -indoor", "dog NOT indoor:0.5", "cat OR beach", "(cat OR beach) outdoor",
+            "dog AND outdoor AND grass", "animal AND NOT (dog OR cat)", "NOT animal", "-animal -outdoor",
+            "dog OR -animal", "retriever", "retriev* -golden", "(dog OR cat) (indoor OR outdoor) -tabby",
+            "min:0.6 animal -indoor", "dog:0.85 OR beach",
+        ] {
+            var automatic = try Query(parsing: text)
+            automatic.facetCount = 5
+            var sql = automatic
+            sql.engine = .sql
+            let fast = try fixture.index.search(automatic)
+            let reference = try fixture.index.search(sql)
+            #expect(fast == reference, "\(text)")
+        }
+    }
+
+    @Test func booleanAndFacetQueriesUseTheDenseEngine() throws {
+        let dog = MatchPlan.labels(LabelMatch(roots: [1], threshold: 100, calibrated: nil, estimate: 4))
+        let cat = MatchPlan.labels(LabelMatch(roots: [2], threshold: 100, calibrated: nil, estimate: 1))
+        var query = Query(.word("dog"))
+        #expect(Searcher.prefersDenseEvaluation(dog, query) == false)
+        #expect(Searcher.prefersDenseEvaluation(.and([dog, .not(cat)]), query) == true)
+        query.facetCount = 3
+        #expect(Searcher.prefersDenseEvaluation(dog, query) == true)
+        query.filters.folders = ["/lib"]
+        #expect(Searcher.prefersDenseEvaluation(.and([dog, cat]), query) == false)
+        query = Query(.word("dog"))
+        query.sort = .path
+        #expect(Searcher.prefersDenseEvaluation(.or([dog, cat]), query) == false)
+    }
+}
