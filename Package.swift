@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Classify", targets: ["Classify"]),
         .library(name: "TagIndex", targets: ["TagIndex"]),
+        .library(name: "ClassifyIndexing", targets: ["ClassifyIndexing"]),
         .executable(name: "classify-tool", targets: ["classify-tool"]),
     ],
     dependencies: [
@@ -49,17 +50,21 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
 
+        // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
+        .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex"]),
+
         // MARK: Executable
         .executableTarget(
             name: "classify-tool",
             dependencies: [
-                "Classify", "TagIndex",
+                "Classify", "TagIndex", "ClassifyIndexing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // MARK: Tests
         .testTarget(name: "ClassifyTests", dependencies: ["Classify"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex"]),
+        .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
         .testTarget(name: "ClassifyToolTests", dependencies: ["classify-tool"]),
     ],
     swiftLanguageModes: [.v6]

@@ -32,7 +32,8 @@ public struct ClassificationError: Error, Sendable, Equatable, CustomStringConve
         self.decodingError = decodingError
     }
 
-    init(_ error: ImageDecodingError) {
+    /// The read- or decode-stage error for a decoder failure.
+    public init(_ error: ImageDecodingError) {
         self.init(stage: error.stage == "read" ? .read : .decode, reason: error.description, decodingError: error)
     }
 

@@ -55,6 +55,15 @@ public struct ImageDecoder: Sendable {
         return try decode(bytes, minimumShortSide: minimumShortSide)
     }
 
+    /// Reads the file at `url` with the same checks as `decode(contentsOf:)` (regular file, not
+    /// empty, at most `maximumFileByteCount`, never blocking on a FIFO), without decoding it, so a
+    /// caller can hash the bytes and decode them from memory with one read.
+    ///
+    /// Usage: `let bytes = try decoder.readFile(at: url); let image = try decoder.decode(bytes)`
+    public func readFile(at url: URL) throws(ImageDecodingError) -> [UInt8] {
+        try ImageFileReader.contents(of: url, byteLimit: maximumFileByteCount)
+    }
+
     private func decodeBytes(
         _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?
     ) throws(ImageDecodingError) -> DecodedImage {

@@ -44,6 +44,8 @@ public struct FilePlan: Sendable, Hashable {
     public var facts: FileFacts
     /// What to do.
     public var action: FileAction
+    /// True when the path is already in the index (so a classification updates it).
+    public var isIndexed: Bool
 }
 
 /// What ``IndexRun/resolve(_:contentHash:)`` found for a hashed candidate.
@@ -118,6 +120,9 @@ public final class IndexRun: Sendable {
         if state.withLock({ $0.finished }) { throw TagIndexError.runFinished }
     }
 
+    /// The counts so far (the final ones come from ``finish()``).
+    public var summary: RunSummary { state.withLock { $0.summary } }
+
     /// Decides for each scanned file whether it needs classification. Call it
     /// with every file of the scan (in chunks as the scan goes); files under the
     /// roots never passed here are removed by ``finish()``.
@@ -134,13 +139,13 @@ public final class IndexRun: Sendable {
             let lookup = try db.cachedStatement(sql: "SELECT size, mtime, model_id FROM images WHERE path = ?")
             return try files.map { file in
                 guard let row = try Row.fetchOne(lookup, arguments: [file.path]) else {
-                    return FilePlan(facts: file, action: .needsClassification)
+                    return FilePlan(facts: file, action: .needsClassification, isIndexed: false)
                 }
                 let unchanged =
                     row[0] as Int64 == file.size
                     && row[1] as Int64 == Timestamps.microseconds(file.modificationTime)
                     && modelID != nil && row[2] as Int64? == modelID
-                return FilePlan(facts: file, action: unchanged ? .unchanged : .needsClassification)
+                return FilePlan(facts: file, action: unchanged ? .unchanged : .needsClassification, isIndexed: true)
             }
         }
         state.withLock { state in

@@ -5,6 +5,9 @@
 /// print(summary)   // "scanned 120, unchanged 100, classified 15, ..."
 /// ```
 public struct RunSummary: Sendable, Hashable, CustomStringConvertible {
+    /// All counts zero.
+    public init() {}
+
     /// Files passed to ``IndexRun/plan(_:)``.
     public var scanned = 0
     /// Files whose size, modification time and model stamp were unchanged.

@@ -1,0 +1,57 @@
+import Classify
+import TagIndex
+
+/// How a model's labels and results are written into a `TagIndex`: the taxonomy with curves, the
+/// model stamp that decides when stored labels are stale, and one image's entry.
+///
+/// ```swift
+/// let vocabulary = IndexVocabulary(model: try .shared())
+/// try index.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+/// ```
+public struct IndexVocabulary: Sendable {
+    public let model: ImageClassifierModel
+    /// Name and version stored with every image. The version joins the weights' `modelVersion` and a
+    /// fingerprint of the taxonomy, because parent confidences are stored too: a changed taxonomy
+    /// makes them stale just as new weights do.
+    public let stamp: ModelStamp
+    /// The taxonomy (leaves and parents) with each label's calibrated curve.
+    public let labelDefinitions: [LabelDefinition]
+
+    public init(model: ImageClassifierModel) {
+        self.model = model
+        let labelSet = model.labelSet
+        labelDefinitions = labelSet.taxonomy.labels.map { label in
+            LabelDefinition(
+                identifier: label.identifier, displayName: label.displayName, synonyms: label.synonyms,
+                parents: label.parents,
+                curve: labelSet.curves?[label.index].points.map {
+                    CurvePoint(threshold: Double($0.threshold), precision: Double($0.precision), recall: Double($0.recall))
+                })
+        }
+        var hasher = ContentHash()
+        for label in labelSet.taxonomy.labels {
+            hasher.update("\(label.identifier)<\(label.parents.joined(separator: ","))\n".utf8)
+        }
+        let fingerprint = String(hasher.finalizeHex().prefix(8))
+        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)")
+    }
+
+    /// The index row for a classified image: every observation at or above the index's storage
+    /// floor (leaves and parents) and the feature print.
+    public func entry(for result: ClassificationResult, file: FileFacts, contentHash: String) -> IndexEntry {
+        let floor = Float(TagIndex.storageFloor)
+        return .classified(ImageClassification(
+            path: file.path, size: file.size, modificationTime: file.modificationTime, contentHash: contentHash,
+            width: result.width, height: result.height, model: stamp,
+            observations: result.observations.lazy.filter { $0.confidence >= floor }
+                .map { LabelConfidence(identifier: $0.identifier, confidence: Double($0.confidence)) },
+            featurePrint: result.featurePrint.values))
+    }
+
+    /// The index row for a file that could not be classified.
+    public func entry(for error: ClassificationError, file: FileFacts, contentHash: String?) -> IndexEntry {
+        .failed(ImageFailure(
+            path: file.path, size: file.size, modificationTime: file.modificationTime, contentHash: contentHash,
+            model: stamp, stage: error.stage.rawValue, reason: error.reason))
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Classify
+import ClassifyIndexing
+import Dispatch
+import Foundation
+import TagIndex
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `classify-tool index FOLDER...`: classify folders into the index, incrementally.
+struct IndexCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Classify folders into the label index; later runs only do what changed.",
+        discussion: """
+            New and changed files are classified; files moved or renamed with the same content keep
+            their labels; deleted files are removed from the index. Ctrl-C stops taking new files,
+            writes what is finished and exits; the next run continues where it stopped.
+            Exit status: 0 done, 1 error, 2 done but some files failed, 130 interrupted.
+
+            Examples:
+              classify-tool index ~/Pictures
+              classify-tool index ~/Pictures /media/card --exclude '*/.thumbnails/*' --jobs 2
+            """)
+
+    @Argument(help: "Folders (or files) to index.") var folders: [String]
+    @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
+    @Option(help: ArgumentHelp("Skip names or paths matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
+    @Flag(help: "Also index hidden files and folders.") var includeHidden = false
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func run() async throws {
+        verbosity.apply()
+        let roots = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        for (root, given) in zip(roots, folders) where !FileManager.default.fileExists(atPath: root) {
+            Terminal.error("error: \(given) does not exist")
+            throw ExitCode(1)
+        }
+        let index = try database.open(create: true)
+        if database.db == nil { Terminal.note("index: \(database.location.path)") }
+        let classifier = ImageClassifier(model: try modelOptions.loadModel())
+        let indexer = FolderIndexer(index: index, classifier: classifier)
+        var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
+        options.batchSize = 64
+
+        let display = ProgressDisplay(enabled: Terminal.stderrIsTerminal && !Terminal.quiet)
+        let task = Task { try await indexer.run(options) { display.update($0) } }
+        let interrupts = InterruptHandler { count in
+            if count == 1 {
+                display.clear()
+                Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
+                task.cancel()
+            } else {
+                _exit(130)
+            }
+        }
+        defer { interrupts.stop() }
+        let report: FolderIndexer.Report
+        do {
+            report = try await task.value
+        } catch let error as TagIndexError {
+            display.clear()
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        display.clear()
+        printSummary(report)
+        if report.interrupted { throw ExitCode(130) }
+        if report.summary.failed > 0 { throw ExitCode(2) }
+    }
+
+    private func printSummary(_ report: FolderIndexer.Report) {
+        let summary = report.summary
+        let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) * 1e-18
+        let verb = report.interrupted ? "interrupted after" : "done in"
+        Terminal.out(String(format: "%@ %.1f s: %d new, %d updated, %d moved, %d copied, %d touched, %d unchanged, %d removed, %d failed",
+                            verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
+                            summary.unchanged, summary.removed, summary.failed))
+        if !report.failures.isEmpty {
+            let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"
+            Terminal.out("failed (\(shown)):")
+            for failure in report.failures { Terminal.out("  \(failure.path): \(failure.stage): \(failure.reason)") }
+            Terminal.out("list all: classify-tool search --failed\(database.db.map { " --db \($0)" } ?? "")")
+        }
+        if report.interrupted { Terminal.out("run the same command again to continue") }
+    }
+}
+
+/// Calls `handler` with the number of SIGINTs received so far; restores default handling on `stop`.
+final class InterruptHandler {
+    private let source: any DispatchSourceSignal
+
+    init(handler: @escaping @Sendable (Int) -> Void) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let count = Counter()
+        source.setEventHandler { handler(count.increment()) }
+        source.resume()
+    }
+
+    func stop() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private var value = 0
+        private let lock = NSLock()
+        func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+    }
+}

@@ -1,0 +1,159 @@
+import ArgumentParser
+import Classify
+import Foundation
+import TagIndex
+
+/// `classify-tool search QUERY`: find indexed images by label.
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Find indexed images by what is in them.",
+        discussion: """
+            Terms are labels, their names or synonyms, and match everything below them: `dog` finds
+            golden retrievers. Quoted phrases, prefixes (retriev*), AND (implicit), OR, NOT or -term,
+            parentheses, and a per-term confidence (dog:0.6) work. Prints one path per line (pipe it
+            to other tools); --format json adds scores and labels.
+
+            Examples:
+              classify-tool search dog
+              classify-tool search '(dog OR cat) -indoor' --under ~/Pictures/2024 --filter high-precision
+              classify-tool search retriev* --format json --facets 10
+              classify-tool search --failed
+            """)
+
+    @Argument(help: "The query (words are joined with spaces).") var query: [String] = []
+    @Option(help: "Output format: paths or json.") var format: SearchFormat = .paths
+    @Option(help: "Results per page.") var limit = 50
+    @Option(help: "Page number, from 1.") var page = 1
+    @Option(help: "Order: confidence, path or date.") var sort: SearchSort = .confidence
+    @Option(help: "Also count the most frequent labels of the whole result set (0: none).") var facets = 0
+    @Option(help: "Only labels with at least this confidence.") var minConfidence: Double?
+    @Option(help: "Calibrated filter: none, high-recall or high-precision.") var filter: FilterChoice = .none
+    @Option(help: "Keep a label where its curve reaches this precision.") var precision: Double?
+    @Option(help: "Keep a label down to where its curve still has this recall.") var recall: Double?
+    @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
+    @Option(help: ArgumentHelp("Only these file types, e.g. jpg or png (repeatable).", valueName: "ext")) var type: [String] = []
+    @Option(help: ArgumentHelp("Modified on or after this day.", valueName: "yyyy-mm-dd")) var after: String?
+    @Option(help: ArgumentHelp("Modified before this day.", valueName: "yyyy-mm-dd")) var before: String?
+    @Option(help: "Minimum width in pixels.") var minWidth: Int?
+    @Option(help: "Minimum height in pixels.") var minHeight: Int?
+    @Option(help: ArgumentHelp("Minimum file size, e.g. 500KB or 2MB.", valueName: "size")) var minSize: String?
+    @Option(help: ArgumentHelp("Maximum file size.", valueName: "size")) var maxSize: String?
+    @Flag(help: "Only images with no label above the threshold.") var untagged = false
+    @Flag(help: "Only files that could not be classified (with the reason).") var failed = false
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    enum SearchFormat: String, ExpressibleByArgument, CaseIterable { case paths, json }
+    enum SearchSort: String, ExpressibleByArgument, CaseIterable { case confidence, path, date }
+
+    func run() throws {
+        verbosity.apply()
+        let text = query.joined(separator: " ")
+        var parsed: Query
+        do {
+            parsed = try Query(parsing: text)
+        } catch {
+            Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
+            throw ExitCode(1)
+        }
+        try apply(to: &parsed)
+        let index = try database.open(create: false)
+        let result: SearchPage
+        do {
+            result = try index.search(parsed)
+        } catch let error as TagIndexError {
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        switch format {
+        case .paths:
+            for hit in result.hits {
+                if failed, let stage = hit.failureStage {
+                    Terminal.out("\(hit.path)\t\(stage): \(hit.failureReason ?? "")")
+                } else {
+                    Terminal.out(hit.path)
+                }
+            }
+            Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
+            if !result.facets.isEmpty {
+                Terminal.note("labels in these results: " + result.facets.map { "\($0.identifier) (\($0.count))" }.joined(separator: ", "))
+            }
+        case .json:
+            let hits = try result.hits.map { hit -> [String: Any] in
+                var object: [String: Any] = [
+                    "path": hit.path, "score": (hit.score * 1e4).rounded() / 1e4, "size": hit.size,
+                    "modified": ISO8601DateFormatter().string(from: hit.modificationTime),
+                ]
+                if let width = hit.width, let height = hit.height { object["width"] = width; object["height"] = height }
+                if let stage = hit.failureStage { object["error"] = ["stage": stage, "reason": hit.failureReason ?? ""] }
+                object["labels"] = try index.labels(forPath: hit.path).prefix(10).map { label -> [String: Any] in
+                    ["identifier": label.identifier, "confidence": ((label.confidence ?? label.subtreeConfidence) * 1e4).rounded() / 1e4]
+                }
+                return object
+            }
+            let object: [String: Any] = [
+                "query": text, "total": result.totalCount, "page": result.page, "pageCount": result.pageCount, "limit": result.limit,
+                "results": hits,
+                "facets": result.facets.map { ["identifier": $0.identifier, "displayName": $0.displayName, "count": $0.count] },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            Terminal.out(String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// Command-line options on top of what the query text said.
+    func apply(to query: inout Query) throws {
+        guard (1...1000).contains(limit), page >= 1 else { throw ValidationError("--limit takes 1...1000 and --page starts at 1") }
+        query.limit = limit
+        query.page = page
+        query.facetCount = max(0, facets)
+        switch sort {
+        case .confidence: query.sort = .confidence
+        case .path: query.sort = .path
+        case .date: query.sort = .date
+        }
+        if let minConfidence { query.minimumConfidence = minConfidence }
+        let calibrated = [filter != .none, precision != nil, recall != nil].filter { $0 }.count
+        guard calibrated <= 1 else { throw ValidationError("use one of --filter, --precision and --recall") }
+        switch filter {
+        case .highRecall:
+            query.calibration = .minimumPrecision(Double(ObservationFilter.highRecallPoint.precision), forRecall: Double(ObservationFilter.highRecallPoint.recall))
+        case .highPrecision:
+            query.calibration = .minimumRecall(Double(ObservationFilter.highPrecisionPoint.recall), forPrecision: Double(ObservationFilter.highPrecisionPoint.precision))
+        case .none: break
+        }
+        if let precision { query.calibration = .minimumRecall(0, forPrecision: precision) }
+        if let recall { query.calibration = .minimumPrecision(0, forRecall: recall) }
+        query.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        query.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
+        if let after { query.filters.modifiedAfter = try Self.day(after, option: "--after") }
+        if let before { query.filters.modifiedBefore = try Self.day(before, option: "--before") }
+        if let minWidth { query.filters.minimumWidth = minWidth }
+        if let minHeight { query.filters.minimumHeight = minHeight }
+        if let minSize { query.filters.minimumBytes = try Self.bytes(minSize, option: "--min-size") }
+        if let maxSize { query.filters.maximumBytes = try Self.bytes(maxSize, option: "--max-size") }
+        guard !(untagged && failed) else { throw ValidationError("use --untagged or --failed, not both") }
+        if untagged { query.filters.status = .untagged }
+        if failed { query.filters.status = .failed }
+    }
+
+    static func day(_ text: String, option: String) throws -> Date {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "yyyy-MM-dd"
+        guard let date = formatter.date(from: text) else { throw ValidationError("\(option) takes a day as yyyy-mm-dd, not '\(text)'") }
+        return date
+    }
+
+    static func bytes(_ text: String, option: String) throws -> Int64 {
+        let upper = text.uppercased().replacingOccurrences(of: " ", with: "")
+        let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
+        for (suffix, scale) in units where upper.hasSuffix(suffix) {
+            if let value = Double(upper.dropLast(suffix.count)), value >= 0 { return Int64(value * Double(scale)) }
+        }
+        if let value = Int64(upper), value >= 0 { return value }
+        throw ValidationError("\(option) takes a size like 500KB, 2MB or 1GB, not '\(text)'")
+    }
+}

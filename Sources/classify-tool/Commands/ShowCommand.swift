@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import TagIndex
+
+/// `classify-tool show PATH`: what the index knows about one image.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show what the index knows about one image.",
+        discussion: """
+            Example:
+              classify-tool show ~/Pictures/2024/beach.jpg
+            """)
+
+    @Argument(help: "An indexed file.") var path: String
+    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+    @Option(help: "Show at most this many labels.") var top = 15
+    @OptionGroup var database: DatabaseOptions
+
+    func run() throws {
+        let index = try database.open(create: false)
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard let image = try index.image(atPath: absolute) else {
+            Terminal.error("error: \(absolute) is not in the index; index its folder with: classify-tool index FOLDER")
+            throw ExitCode(1)
+        }
+        let labels = try index.labels(forPath: absolute)
+        let stamp = ISO8601DateFormatter()
+        if format == .json || format == .jsonl {
+            var object: [String: Any] = [
+                "path": image.path, "size": image.size, "modified": stamp.string(from: image.modificationTime),
+                "indexed": stamp.string(from: image.indexedAt), "hasFeaturePrint": image.hasFeaturePrint,
+                "labels": labels.prefix(top).map { ["identifier": $0.identifier, "confidence": (($0.confidence ?? $0.subtreeConfidence) * 1e4).rounded() / 1e4] },
+            ]
+            if let hash = image.contentHash { object["contentHash"] = hash }
+            if let width = image.width, let height = image.height { object["width"] = width; object["height"] = height }
+            if let model = image.model { object["model"] = model.description }
+            if let stage = image.failureStage { object["error"] = ["stage": stage, "reason": image.failureReason ?? ""] }
+            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            return
+        }
+        Terminal.out(image.path)
+        if let width = image.width, let height = image.height { Terminal.out("  size      \(width)x\(height), \(ByteCountFormatter.string(fromByteCount: image.size, countStyle: .file))") }
+        Terminal.out("  modified  \(stamp.string(from: image.modificationTime))")
+        Terminal.out("  indexed   \(stamp.string(from: image.indexedAt)) with \(image.model?.description ?? "unknown model")")
+        if let hash = image.contentHash { Terminal.out("  content   \(hash)") }
+        if let stage = image.failureStage {
+            Terminal.out("  FAILED    \(stage): \(image.failureReason ?? "")")
+            return
+        }
+        Terminal.out("  labels")
+        for label in labels.prefix(top) {
+            Terminal.out(String(format: "    %.3f  %@", label.confidence ?? label.subtreeConfidence, label.identifier as NSString))
+        }
+        if labels.count > top { Terminal.out("    ... \(labels.count - top) more (--top N)") }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import TagIndex
+
+/// `classify-tool stats`: what the index holds.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Show how many images, labels and failures the index holds.",
+        discussion: """
+            Example:
+              classify-tool stats --db photos.sqlite
+            """)
+
+    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var database: DatabaseOptions
+
+    func run() throws {
+        let index = try database.open(create: false)
+        let statistics = try index.statistics()
+        let models = try index.modelUsage()
+        let location = database.location.path
+        var bytes: Int64 = 0
+        for suffix in ["", "-wal", "-shm"] {
+            bytes += ((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        let labelsInUse = try index.labelImageCounts().count
+        if json {
+            let object: [String: Any] = [
+                "database": location, "databaseBytes": bytes, "images": statistics.imageCount, "failed": statistics.failedCount,
+                "labels": statistics.labelCount, "labelsInUse": labelsInUse, "observations": statistics.observationCount,
+                "models": models.map { ["model": $0.model.description, "images": $0.imageCount] },
+            ]
+            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            return
+        }
+        Terminal.out("database      \(location) (\(ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)))")
+        Terminal.out("images        \(statistics.imageCount) classified, \(statistics.failedCount) failed")
+        Terminal.out("labels        \(statistics.labelCount) in the taxonomy, \(labelsInUse) seen in images")
+        Terminal.out("observations  \(statistics.observationCount)")
+        for usage in models { Terminal.out("model         \(usage.model) (\(usage.imageCount) files)") }
+    }
+}
