@@ -26,6 +26,13 @@ extension TagIndex {
             }
         }
         try Self.checkAcyclic(labels)
+        // Every index run starts by replacing the taxonomy; when nothing changed (the usual case)
+        // a fingerprint of the definitions lets it skip rewriting thousands of curve rows.
+        let fingerprint = Self.fingerprint(labels, model: model)
+        let stored = try database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'taxonomy_fingerprint'")
+        }
+        if stored == fingerprint { return }
         try database.write { db in
             for label in labels {
                 let synonyms = String(decoding: try JSONEncoder().encode(label.synonyms), as: UTF8.self)
@@ -92,8 +99,33 @@ extension TagIndex {
                     ON CONFLICT(key) DO UPDATE SET value = excluded.value
                     """,
                 arguments: [model.description])
+            try db.execute(
+                sql: "INSERT INTO meta(key, value) VALUES ('taxonomy_fingerprint', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [fingerprint])
             try TaxonomySnapshot.bumpGeneration(db)
         }
+    }
+
+    /// A hash of everything `replaceTaxonomy` stores; fields are separated by bytes that cannot
+    /// occur in them (0x1F, 0x1E) so different taxonomies cannot hash the same by concatenation.
+    static func fingerprint(_ labels: [LabelDefinition], model: ModelStamp) -> String {
+        var hasher = ContentHash()
+        func field(_ text: String) { hasher.update(text.utf8); hasher.update([0x1F]) }
+        field(model.name)
+        field(model.version)
+        for label in labels {
+            field(label.identifier)
+            field(label.displayName)
+            label.synonyms.forEach(field)
+            hasher.update([0x1E])
+            label.parents.forEach(field)
+            hasher.update([0x1E])
+            for point in label.curve ?? [] {
+                withUnsafeBytes(of: (point.threshold.bitPattern, point.precision.bitPattern, point.recall.bitPattern)) { hasher.update($0) }
+            }
+            hasher.update([label.curve == nil ? 0x1D : 0x1C])
+        }
+        return hasher.finalizeHex()
     }
 
     private static func checkAcyclic(_ labels: [LabelDefinition]) throws {
