@@ -5,8 +5,18 @@
 /// print(summary)   // "scanned 120, unchanged 100, classified 15, ..."
 /// ```
 public struct RunSummary: Sendable, Hashable, CustomStringConvertible {
-    /// All counts zero.
-    public init() {}
+    /// Counts as given (all zero by default).
+    public init(scanned: Int = 0, unchanged: Int = 0, classified: Int = 0, failed: Int = 0,
+                touched: Int = 0, moved: Int = 0, copied: Int = 0, removed: Int = 0) {
+        self.scanned = scanned
+        self.unchanged = unchanged
+        self.classified = classified
+        self.failed = failed
+        self.touched = touched
+        self.moved = moved
+        self.copied = copied
+        self.removed = removed
+    }
 
     /// Files passed to ``IndexRun/plan(_:)``.
     public var scanned = 0
