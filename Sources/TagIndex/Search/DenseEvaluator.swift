@@ -228,16 +228,44 @@ struct DenseEvaluator {
     }
 
     /// Facet counts over the matching images, from their packed labels.
+    ///
+    /// Many matches: one forward scan of `image_labels` skipping the others;
+    /// fewer: the ids as one JSON array joined to `image_labels` by rowid, in
+    /// ascending order (60 ms for 123k of 1M images, measured).
     func facetCounts(_ scores: [UInt16], passes: (Int, Int, Int) -> Bool) throws -> [Int64: Int] {
-        let statement = try db.cachedStatement(sql: "SELECT packed FROM image_labels WHERE image_id = ?")
         var dense = [Int32](repeating: 0, count: 4096)
         var sparse: [Int64: Int] = [:]
-        for (index, value) in scores.enumerated() where value != 0 {
-            try RawScan.forEachRow(statement, arguments: [index]) { handle in
-                PackedLabels.forEach(RawScan.blob(handle, 0)) { labelID, best, confidence in
-                    guard passes(labelID, best, confidence) else { return }
-                    if labelID < dense.count { dense[labelID] += 1 } else { sparse[Int64(labelID), default: 0] += 1 }
+        func count(_ packed: UnsafeRawBufferPointer) {
+            PackedLabels.forEach(packed) { labelID, best, confidence in
+                guard passes(labelID, best, confidence) else { return }
+                if labelID < dense.count { dense[labelID] += 1 } else { sparse[Int64(labelID), default: 0] += 1 }
+            }
+        }
+        let matches = scores.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
+        if matches * 3 > scores.count {
+            let statement = try db.cachedStatement(sql: "SELECT image_id, packed FROM image_labels")
+            try scores.withUnsafeBufferPointer { scores in
+                try RawScan.forEachRow(statement, arguments: []) { handle in
+                    let image = RawScan.int(handle, 0)
+                    if image < scores.count, scores[image] != 0 { count(RawScan.blob(handle, 1)) }
                 }
+            }
+        } else {
+            // The ids, ascending, as one JSON parameter: SQLite walks them and
+            // looks each row up in rowid order.
+            var json = [UInt8]()
+            json.reserveCapacity(matches * 8 + 2)
+            json.append(UInt8(ascii: "["))
+            for (index, value) in scores.enumerated() where value != 0 {
+                if json.count > 1 { json.append(UInt8(ascii: ",")) }
+                json.append(contentsOf: String(index).utf8)
+            }
+            json.append(UInt8(ascii: "]"))
+            let statement = try db.cachedStatement(sql: """
+                SELECT il.packed FROM json_each(?) AS e CROSS JOIN image_labels AS il ON il.image_id = e.value
+                """)
+            try RawScan.forEachRow(statement, arguments: [String(decoding: json, as: UTF8.self)]) { handle in
+                count(RawScan.blob(handle, 0))
             }
         }
         for (labelID, count) in dense.enumerated() where count > 0 { sparse[Int64(labelID)] = Int(count) }
