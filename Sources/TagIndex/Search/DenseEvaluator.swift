@@ -88,7 +88,7 @@ struct DenseEvaluator {
         var matches = scores.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
         for child in positives.dropFirst() {
             guard matches > 0 else { break }
-            if let match = Self.probeable(child), matches * 6 < match.estimate {
+            if let match = Self.probeable(child), matches * 8 < match.estimate {
                 matches = try probe(match, &scores, keepMatches: true)
                 continue
             }
@@ -105,7 +105,7 @@ struct DenseEvaluator {
         }
         for child in negatives {
             guard matches > 0 else { break }
-            if let match = Self.probeable(child), matches * 6 < match.estimate {
+            if let match = Self.probeable(child), matches * 8 < match.estimate {
                 matches = try probe(match, &scores, keepMatches: false)
                 continue
             }
@@ -127,14 +127,13 @@ struct DenseEvaluator {
     /// drops (AND NOT) the images the term matches. Returns the matches left.
     private func probe(_ match: LabelMatch, _ scores: inout [UInt16], keepMatches: Bool) throws -> Int {
         let statement = try db.cachedStatement(
-            sql: "SELECT MAX(best) FROM observations WHERE label_id = ? AND image_id = ? AND best >= ?")
+            sql: "SELECT best FROM observations WHERE label_id = ? AND image_id = ? AND best >= ?")
         var remaining = 0
         for index in scores.indices where scores[index] != 0 {
             var best = -1
             for root in match.roots {
-                try RawScan.forEachRow(statement, arguments: [root, index, match.threshold]) { handle in
-                    if sqlite3ColumnIsNotNull(handle) { best = max(best, RawScan.int(handle, 0)) }
-                }
+                let found = try RawScan.firstInt(statement, root, Int64(index), Int64(match.threshold))
+                if let found { best = max(best, found) }
             }
             let matched = best >= 0
             if matched == keepMatches {

@@ -248,4 +248,25 @@ import Testing
         query.sort = .path
         #expect(Searcher.prefersDenseEvaluation(.or([dog, cat]), query) == false)
     }
+
+    @Test func probingLargeOperandsAgreesWithSQL() throws {
+        // 40 more animals make animal and indoor large next to tabby, so the
+        // dense engine probes them instead of scanning.
+        try fixture.index.write(batch: (0..<40).map { number in
+            .classified(ImageClassification(
+                path: "/lib/d/extra\(number).jpg", size: 1, modificationTime: FixtureIndex.epoch,
+                contentHash: "extra\(number)", width: 1, height: 1, model: FixtureIndex.model,
+                observations: [LabelConfidence(identifier: "animal", confidence: 0.5),
+                               LabelConfidence(identifier: "indoor", confidence: 0.4)]))
+        })
+        for text in ["tabby animal", "tabby -indoor", "tabby indoor:0.85", "tabby -indoor:0.95", "kitty -animal"] {
+            var sql = try Query(parsing: text)
+            sql.engine = .sql
+            #expect(try fixture.index.search(Query(parsing: text)) == fixture.index.search(sql), "\(text)")
+        }
+        #expect(try fixture.paths("tabby animal") == ["tabby1.jpg"])
+        #expect(try fixture.index.search("tabby animal").hits.map(\.score) == [0.75])
+        #expect(try fixture.paths("tabby -indoor:0.95") == ["tabby1.jpg"])
+        #expect(try fixture.paths("tabby -indoor") == [])
+    }
 }
