@@ -147,6 +147,24 @@ struct SyntheticLibrary {
             }
         }
         sqlite3_reset(handle)
+        // Postings: the same sorted rows, grouped by (label, block of 4,096 images).
+        let insertPosting = try db.makeStatement(
+            sql: "INSERT INTO label_postings(label_id, block, entries) VALUES (?, ?, ?)")
+        var first = 0
+        while first < observations.count {
+            let key = observations[first] >> (16 + UInt64(Postings.blockShift))
+            var end = first
+            var entries: [UInt32] = []
+            while end < observations.count, observations[end] >> (16 + UInt64(Postings.blockShift)) == key {
+                let image = Int((observations[end] >> 16) & 0xFFF_FFFF)
+                entries.append(UInt32(image & Postings.blockMask) << 16 | UInt32(observations[end] & 0xFFFF))
+                end += 1
+            }
+            let label = Int64(observations[first] >> 44)
+            let block = Int((observations[first] >> 16) & 0xFFF_FFFF) >> Postings.blockShift
+            try insertPosting.execute(arguments: [label, block, Postings.encode(entries)])
+            first = end
+        }
         let updateCount = try db.makeStatement(sql: "UPDATE labels SET image_count = ? WHERE id = ?")
         for (label, count) in counts { try updateCount.execute(arguments: [count, label]) }
         return (configuration.imageCount, observations.count)

@@ -269,4 +269,23 @@ import Testing
         #expect(try fixture.paths("tabby -indoor:0.95") == ["tabby1.jpg"])
         #expect(try fixture.paths("tabby -indoor") == [])
     }
+
+    @Test func facetsFromPostingsEqualFacetsFromPackedLabels() throws {
+        try fixture.index.database.read { db in
+            #expect(try Postings.matchObservations(db))
+            let evaluator = try DenseEvaluator(db: db, total: 8)
+            let taxonomy = try fixture.index.taxonomy(db)
+            for text in ["animal", "dog OR beach", "-dog", "indoor:0.5"] {
+                let plan = try MatchPlanner(db: db, taxonomy: taxonomy, query: Query(parsing: text))
+                    .plan(try Query(parsing: text).expression!)
+                let scores = try evaluator.evaluate(plan)
+                for threshold in [100, 6000] {
+                    let fromPackedLabels = try evaluator.facetCounts(scores, threshold: threshold)
+                    let fromPostings = try evaluator.facetCounts(scores, threshold: threshold, scanPostingsAbove: 0)
+                    #expect(fromPostings == fromPackedLabels, "\(text) \(threshold)")
+                    #expect(!fromPostings.isEmpty)
+                }
+            }
+        }
+    }
 }
