@@ -235,16 +235,24 @@ struct DenseEvaluator {
         let matches = scores.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
         var counts: [Int64: Int] = [:]
         if matches > scanPostingsAbove {
+            // Membership as a bitset (125 KB for a million images) stays in the
+            // CPU cache while ten million entries are tested against it; the
+            // score array (2 MB) does not, and cost 3x as much.
+            var bits = [UInt64](repeating: 0, count: scores.count / 64 + 1)
             var blockHasMatch = [Bool](repeating: false, count: (scores.count >> Postings.blockShift) + 1)
-            for (index, value) in scores.enumerated() where value != 0 { blockHasMatch[index >> Postings.blockShift] = true }
+            for (index, value) in scores.enumerated() where value != 0 {
+                bits[index >> 6] |= 1 << UInt64(index & 63)
+                blockHasMatch[index >> Postings.blockShift] = true
+            }
             let statement = try db.cachedStatement(sql: "SELECT label_id, block, entries FROM label_postings")
-            try scores.withUnsafeBufferPointer { scores in
+            try bits.withUnsafeBufferPointer { bits in
                 try RawScan.forEachRow(statement, arguments: []) { handle in
                     let block = RawScan.int(handle, 1)
                     guard block < blockHasMatch.count, blockHasMatch[block] else { return }
                     var count = 0
                     Postings.forEach(block: block, RawScan.blob(handle, 2)) { image, best in
-                        if image < scores.count, scores[image] != 0, best >= threshold { count += 1 }
+                        guard best >= threshold, image >> 6 < bits.count else { return }
+                        count += Int((bits[image >> 6] >> UInt64(image & 63)) & 1)
                     }
                     if count > 0 { counts[Int64(RawScan.int(handle, 0)), default: 0] += count }
                 }
