@@ -78,6 +78,9 @@ import Testing
         query = try Query(parsing: "cat OR dog")
         query.calibration = .highPrecision
         #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try fixture.paths("(cat OR dog) filter:high-precision") == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try fixture.paths("dog recall:0.8") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try fixture.paths("dog precision:0.9") == ["golden1.jpg", "poodle1.jpg"])
     }
 
     @Test func fileFilters() throws {
@@ -287,5 +290,21 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test func inMemoryIndexSearches() throws {
+        let index = try TagIndex.inMemory()
+        try index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)
+        try index.write(batch: [.classified(ImageClassification(
+            path: "/m/a.jpg", size: 1, modificationTime: FixtureIndex.epoch, contentHash: "aa", width: 1, height: 1,
+            model: FixtureIndex.model, observations: [LabelConfidence(identifier: "poodle", confidence: 0.7)]))])
+        #expect(try index.search("dog -cat").hits.map(\.path) == ["/m/a.jpg"])
+        #expect(try index.search("animal").hits.map(\.score) == [0.7])
+        let run = try index.beginRun(roots: ["/m"], model: FixtureIndex.model)
+        #expect(throws: TagIndexError.anotherRunInProgress(path: ":memory:")) {
+            _ = try index.beginRun(roots: ["/m"], model: FixtureIndex.model)
+        }
+        #expect(try run.finish() == RunSummary(removed: 1))
+        #expect(try index.statistics().imageCount == 0)
     }
 }
