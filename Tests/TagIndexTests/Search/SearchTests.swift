@@ -210,6 +210,24 @@ import Testing
         #expect(try fixture.paths(built) == fixture.paths("dog -indoor"))
         let prefix = Query(.term(SearchTerm("retriev", kind: .prefix)))
         #expect(try fixture.paths(prefix) == ["golden1.jpg", "lab1.png", "flat1.jpg"])
+        for engine in [Query.Engine.automatic, .sql] {
+            var empty = Query(.or([]))
+            empty.engine = engine
+            #expect(try fixture.paths(empty) == [])
+            var everything = Query(.and([]))
+            everything.engine = engine
+            #expect(try fixture.paths(everything).count == 7)
+            var single = Query(.or([.word("tabby")]))
+            single.engine = engine
+            #expect(try fixture.paths(single) == ["tabby1.jpg"])
+        }
+        let huge = Query(.or(Array(repeating: .word("dog"), count: 101)))
+        #expect(throws: TagIndexError.invalidInput("a query has at most 100 terms")) { try fixture.index.search(huge) }
+        var deep = QueryExpression.word("dog")
+        for _ in 0..<70 { deep = .not(deep) }
+        #expect(throws: TagIndexError.invalidInput("a query nests at most 64 levels")) {
+            try fixture.index.search(Query(deep))
+        }
     }
 
     @Test func storedLabelsAndSubtreeConfidence() throws {
