@@ -126,7 +126,7 @@ struct Searcher {
         var facets: [Facet] = []
         if query.facetCount > 0 {
             let threshold = StorageFormat.threshold(query.minimumConfidence)
-            facets = facetList(try evaluator.facetCounts(scores, threshold: threshold))
+            facets = facetList(try evaluator.facetCounts(scores, threshold: threshold, top: query.facetCount))
         }
         let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
         return SearchPage(

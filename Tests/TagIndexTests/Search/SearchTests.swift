@@ -301,10 +301,14 @@ import Testing
                     .plan(try Query(parsing: text).expression!)
                 let scores = try evaluator.evaluate(plan)
                 for threshold in [100, 6000] {
-                    let fromPackedLabels = try evaluator.facetCounts(scores, threshold: threshold)
-                    let fromPostings = try evaluator.facetCounts(scores, threshold: threshold, scanPostingsAbove: 0)
-                    #expect(fromPostings == fromPackedLabels, "\(text) \(threshold)")
-                    #expect(!fromPostings.isEmpty)
+                    let all = try evaluator.facetCounts(scores, threshold: threshold, top: 20)
+                    #expect(try evaluator.facetCounts(scores, threshold: threshold, top: 20, scanPostingsAbove: 0) == all)
+                    #expect(!all.isEmpty)
+                    // With a smaller top, the pruned counts still hold the exact top entries.
+                    let ranked = all.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                    let pruned = try evaluator.facetCounts(scores, threshold: threshold, top: 2, scanPostingsAbove: 0)
+                    for (label, count) in ranked.prefix(2) { #expect(pruned[label] == count, "\(text) \(threshold)") }
+                    for (label, count) in pruned { #expect(all[label] == count) }
                 }
             }
         }
