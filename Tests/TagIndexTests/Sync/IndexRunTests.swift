@@ -79,7 +79,7 @@ import Testing
         #expect(initial.classified == 4)
         // b.jpg exists on disk (so a copy of it is a copy); c.jpg does not (so it moved).
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path("b.jpg"), contents: Data("b".utf8))
+        #expect(FileManager.default.createFile(atPath: path("b.jpg"), contents: Data("b".utf8)))
 
         let files = [
             facts("a.jpg", size: 200, day: 1),  // changed content
