@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A deterministic synthetic photo library for benchmarks: a taxonomy of
 /// top-level categories, mid-level parents and leaves, and images whose leaves
@@ -72,7 +73,9 @@ struct SyntheticLibrary {
     /// Writes the images, observations and packed labels straight into an
     /// empty TagIndex database (schema and taxonomy already there), the way a
     /// bulk load would: rows sorted by primary key, the rank index built last.
-    func load(into db: Database, labelIDs: [String: Int64], modelID: Int64) throws -> (images: Int, observations: Int) {
+    func load(
+        into db: Database, labelIDs: [String: Int64], modelID: Int64, phase: (String) -> Void = { _ in }
+    ) throws -> (images: Int, observations: Int) {
         let topIDs = (0..<topCount).map { labelIDs["category_\($0)"]! }
         let midIDs = (0..<midCount).map { labelIDs["group_\($0)"]! }
         let leafIDs = (0..<configuration.leafCount).map { labelIDs["thing_\($0)"]! }
@@ -90,8 +93,21 @@ struct SyntheticLibrary {
         let insertPacked = try db.makeStatement(sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)")
         let now = Timestamps.microseconds(Date())
         let start = Timestamps.microseconds(Date(timeIntervalSince1970: 1_262_304_000))  // 2010-01-01
+        let imageHandle = insertImage.sqliteStatement
+        let packedHandle = insertPacked.sqliteStatement
+        // SQLITE_TRANSIENT: SQLite copies the bound text and blob.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var own: [(label: Int64, value: Int)] = []
+        own.reserveCapacity(16)
         for image in 1...configuration.imageCount {
-            var own: [Int64: Int] = [:]
+            own.removeAll(keepingCapacity: true)
+            func raise(_ label: Int64, _ value: Int, sum: Bool) {
+                if let index = own.firstIndex(where: { $0.label == label }) {
+                    own[index].value = sum ? min(10_000, own[index].value + value) : max(own[index].value, value)
+                } else {
+                    own.append((label, value))
+                }
+            }
             var confidence = random.uniform(0.3...0.95)
             for _ in 0..<4 {
                 let draw = random.unit()
@@ -104,42 +120,93 @@ struct SyntheticLibrary {
                 let leaf = low
                 let quantized = StorageFormat.quantize(confidence)
                 guard quantized >= StorageFormat.floorQuantized else { break }
-                own[leafIDs[leaf]] = max(own[leafIDs[leaf]] ?? 0, quantized)
+                raise(leafIDs[leaf], quantized, sum: false)
                 // A parent's own confidence is the sum of its children's, as a softmax taxonomy gives.
-                let mid = midIDs[parent(ofLeaf: leaf)]
-                let top = topIDs[parent(ofMid: parent(ofLeaf: leaf))]
-                own[mid] = min(10_000, (own[mid] ?? 0) + quantized)
-                own[top] = min(10_000, (own[top] ?? 0) + quantized)
+                raise(midIDs[parent(ofLeaf: leaf)], quantized, sum: true)
+                raise(topIDs[parent(ofMid: parent(ofLeaf: leaf))], quantized, sum: true)
                 confidence *= random.uniform(0.1...0.6)
             }
-            let entries = own.sorted { $0.key < $1.key }
-            for (label, value) in entries {
+            own.sort { $0.label < $1.label }
+            var topConfidence = 0
+            for (label, value) in own {
                 observations.append(UInt64(label) << 44 | UInt64(image) << 16 | UInt64(value))
                 counts[label, default: 0] += 1
+                topConfidence = max(topConfidence, value)
             }
             let year = 2010 + image % 14
             let month = 1 + (image / 14) % 12
             let path = "/library/\(year)/\(month < 10 ? "0" : "")\(month)/IMG_\(image).\(image % 10 == 0 ? "png" : "jpg")"
-            let mtime = start + Int64(image) * 400_000_000
-            try insertImage.execute(arguments: [
-                image, path, 1_000_000 + (image * 7919) % 9_000_000, mtime, String(UInt64(image) &* 0x9E37_79B9_7F4A_7C15, radix: 16),
-                4032, 3024, modelID, now, entries.map(\.value).max(),
-            ])
-            try insertPacked.execute(arguments: [
-                image, Data(PackedLabels.pack(entries.map { .init(labelID: $0.key, best: $0.value, confidence: $0.value) })),
-            ])
+            let hash = String(UInt64(image) &* 0x9E37_79B9_7F4A_7C15, radix: 16)
+            // A million rows: bound with the C API like the observations below.
+            sqlite3_reset(imageHandle)
+            sqlite3_bind_int64(imageHandle, 1, Int64(image))
+            sqlite3_bind_text(imageHandle, 2, path, -1, transient)
+            sqlite3_bind_int64(imageHandle, 3, Int64(1_000_000 + (image * 7919) % 9_000_000))
+            sqlite3_bind_int64(imageHandle, 4, start + Int64(image) * 400_000_000)
+            sqlite3_bind_text(imageHandle, 5, hash, -1, transient)
+            sqlite3_bind_int64(imageHandle, 6, 4032)
+            sqlite3_bind_int64(imageHandle, 7, 3024)
+            sqlite3_bind_int64(imageHandle, 8, modelID)
+            sqlite3_bind_int64(imageHandle, 9, now)
+            sqlite3_bind_int64(imageHandle, 10, Int64(topConfidence))
+            try Self.step(imageHandle)
+            let packed = PackedLabels.pack(own.map { .init(labelID: $0.label, best: $0.value, confidence: $0.value) })
+            sqlite3_reset(packedHandle)
+            sqlite3_bind_int64(packedHandle, 1, Int64(image))
+            packed.withUnsafeBytes { bytes in
+                _ = sqlite3_bind_blob(packedHandle, 2, bytes.baseAddress, Int32(bytes.count), transient)
+            }
+            try Self.step(packedHandle)
         }
+        sqlite3_reset(imageHandle)
+        sqlite3_reset(packedHandle)
+        phase("images")
         observations.sort()
+        phase("sort")
         let insertObservation = try db.makeStatement(
             sql: "INSERT INTO observations(label_id, image_id, best, confidence) VALUES (?, ?, ?, ?)")
+        // Ten million rows: bound with the C API (GRDB's argument arrays cost ~1 µs a row).
+        let handle = insertObservation.sqliteStatement
         for packed in observations {
-            let label = Int64(packed >> 44)
-            let image = Int64((packed >> 16) & 0xFFF_FFFF)
-            let value = Int64(packed & 0xFFFF)
-            try insertObservation.execute(arguments: [label, image, value, value])
+            sqlite3_reset(handle)
+            sqlite3_bind_int64(handle, 1, Int64(packed >> 44))
+            sqlite3_bind_int64(handle, 2, Int64((packed >> 16) & 0xFFF_FFFF))
+            sqlite3_bind_int64(handle, 3, Int64(packed & 0xFFFF))
+            sqlite3_bind_int64(handle, 4, Int64(packed & 0xFFFF))
+            try Self.step(handle)
         }
+        sqlite3_reset(handle)
+        phase("observations")
+        // Postings: the same sorted rows, grouped by (label, block of 4,096 images).
+        let insertPosting = try db.makeStatement(
+            sql: "INSERT INTO label_postings(label_id, block, entries) VALUES (?, ?, ?)")
+        var first = 0
+        while first < observations.count {
+            let key = observations[first] >> (16 + UInt64(Postings.blockShift))
+            var end = first
+            var entries: [UInt32] = []
+            while end < observations.count, observations[end] >> (16 + UInt64(Postings.blockShift)) == key {
+                let image = Int((observations[end] >> 16) & 0xFFF_FFFF)
+                entries.append(UInt32(image & Postings.blockMask) << 16 | UInt32(observations[end] & 0xFFFF))
+                end += 1
+            }
+            let label = Int64(observations[first] >> 44)
+            let block = Int((observations[first] >> 16) & 0xFFF_FFFF) >> Postings.blockShift
+            try insertPosting.execute(arguments: [label, block, Postings.encode(entries)])
+            first = end
+        }
+        phase("postings")
         let updateCount = try db.makeStatement(sql: "UPDATE labels SET image_count = ? WHERE id = ?")
         for (label, count) in counts { try updateCount.execute(arguments: [count, label]) }
         return (configuration.imageCount, observations.count)
+    }
+
+    private static func step(_ handle: OpaquePointer) throws {
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+        }
     }
 }

@@ -71,7 +71,7 @@ public struct TagIndexBenchmark: Sendable {
     public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> TagIndexBenchmarkResult {
         let library = SyntheticLibrary(configuration: configuration)
         let buildStart = Date()
-        let (images, observations) = try build(library)
+        let (images, observations) = try build(library, progress: progress)
         let buildSeconds = Date().timeIntervalSince(buildStart)
         progress?(String(format: "built %d images, %d observations in %.1f s", images, observations, buildSeconds))
 
@@ -146,7 +146,9 @@ public struct TagIndexBenchmark: Sendable {
             booleanExamples: booleanExamples)
     }
 
-    private func build(_ library: SyntheticLibrary) throws -> (Int, Int) {
+    private func build(_ library: SyntheticLibrary, progress: (@Sendable (String) -> Void)?) throws -> (Int, Int) {
+        let start = Date()
+        func phase(_ name: String) { progress?(String(format: "  %@ done at %.1f s", name, Date().timeIntervalSince(start))) }
         for suffix in ["", "-wal", "-shm", ".lock"] {
             try? FileManager.default.removeItem(atPath: databaseURL.path + suffix)
         }
@@ -162,7 +164,7 @@ public struct TagIndexBenchmark: Sendable {
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: """
                 PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -524288;
-                PRAGMA temp_store = MEMORY
+                PRAGMA temp_store = MEMORY; PRAGMA threads = 2
                 """)
         }
         let result = try queue.write { db in
@@ -171,8 +173,10 @@ public struct TagIndexBenchmark: Sendable {
             for row in try Row.fetchAll(db, sql: "SELECT identifier, id FROM labels") { labelIDs[row[0]] = row[1] }
             let modelID = try Int64.fetchOne(
                 db, sql: "SELECT id FROM models WHERE name = ? AND version = ?", arguments: [model.name, model.version])!
-            let counts = try library.load(into: db, labelIDs: labelIDs, modelID: modelID)
+            phase("schema and taxonomy")
+            let counts = try library.load(into: db, labelIDs: labelIDs, modelID: modelID, phase: phase)
             try db.execute(sql: Schema.createRankIndex)
+            phase("rank index")
             return (counts.images, counts.observations)
         }
         try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }

@@ -10,6 +10,10 @@
 /// ```
 public struct SearchTerm: Sendable, Hashable {
     /// How the text is matched.
+    ///
+    /// ```swift
+    /// let prefix = SearchTerm("retriev", kind: .prefix)
+    /// ```
     public enum Kind: Sendable, Hashable {
         /// A single word, e.g. `dog` or `golden_retriever`.
         case word

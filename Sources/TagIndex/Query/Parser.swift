@@ -197,6 +197,17 @@ struct Parser {
                 throw error("expected a confidence between 0 and 1 after 'min:'", at: offset)
             }
             query.minimumConfidence = number
+        case "filter":
+            switch value.lowercased() {
+            case "high-precision": query.calibration = .highPrecision
+            case "high-recall": query.calibration = .highRecall
+            default: throw error("expected 'filter:high-precision' or 'filter:high-recall'", at: offset)
+            }
+        case "precision", "recall":
+            guard let number = Double(value), (0...1).contains(number) else {
+                throw error("expected a value between 0 and 1 after '\(key):'", at: offset)
+            }
+            query.calibration = key == "precision" ? .precision(number) : .recall(number)
         case "is":
             switch value.lowercased() {
             case "untagged": query.filters.status = .untagged

@@ -121,8 +121,9 @@ public struct Query: Sendable, Hashable {
     /// `dog:0.6`. Operators: implicit AND, `AND`, `OR`, `NOT`, `-term`,
     /// parentheses. Filters (top level only): `under:PATH`, `type:jpg,png`,
     /// `after:DATE`, `before:DATE`, `minwidth:N`, `minheight:N`, `minsize:N[KB|MB|GB]`,
-    /// `maxsize:N[KB|MB|GB]`, `min:0.5`, `untagged`, `failed`. An empty string
-    /// matches every image.
+    /// `maxsize:N[KB|MB|GB]`, `min:0.5`, `untagged`, `failed`. Calibrated filters:
+    /// `filter:high-precision`, `filter:high-recall`, `precision:0.9`, `recall:0.8`.
+    /// An empty string matches every image.
     ///
     /// ```swift
     /// let query = try Query(parsing: "dog:0.6 -cat under:/photos")

@@ -23,6 +23,9 @@ import GRDB
 ///   the label (NULL when below the floor); `best` is the highest confidence of the
 ///   label or any label below it in the taxonomy, so a term matches its whole
 ///   subtree with one index range. Both are quantized (see `StorageFormat`).
+/// - `label_postings(label_id, block, entries)`: each label's (image, best) in
+///   compact sorted blocks of 4,096 image ids (see `Postings`), scanned by
+///   boolean searches and facets.
 /// - `image_labels(image_id, packed)`: every stored (label id, best) of an image
 ///   packed in one blob (see `PackedLabels`), read by facets and deletions instead of a second index
 ///   on observations.
@@ -101,7 +104,13 @@ enum Schema {
                     tokenize = "unicode61 remove_diacritics 2 separators '_'");
                 INSERT INTO label_text(rowid, identifier, display_name, synonyms)
                     SELECT id, identifier, display_name, synonyms FROM labels;
+                CREATE TABLE label_postings(
+                    label_id INTEGER NOT NULL,
+                    block INTEGER NOT NULL,
+                    entries BLOB NOT NULL,
+                    PRIMARY KEY(label_id, block)) WITHOUT ROWID;
                 """)
+            try Postings.rebuild(db)
         }
         return migrator
     }

@@ -50,11 +50,30 @@ struct MatchPlanner {
     let query: Query
 
     func plan(_ expression: QueryExpression) throws -> MatchPlan {
+        // Expressions built in code skip the parser's limits.
+        guard expression.termCount <= Parser.maximumTerms else {
+            throw TagIndexError.invalidInput("a query has at most \(Parser.maximumTerms) terms")
+        }
+        return try plan(expression, depth: 0)
+    }
+
+    private func plan(_ expression: QueryExpression, depth: Int) throws -> MatchPlan {
+        guard depth <= Parser.maximumDepth else {
+            throw TagIndexError.invalidInput("a query nests at most \(Parser.maximumDepth) levels")
+        }
         switch expression {
-        case .term(let term): return try plan(term)
-        case .and(let children): return .and(try children.map(plan))
-        case .or(let children): return .or(try children.map(plan))
-        case .not(let child): return .not(try plan(child))
+        case .term(let term):
+            return try plan(term)
+        case .and(let children):
+            if children.isEmpty { return .all }
+            if children.count == 1 { return try plan(children[0], depth: depth + 1) }
+            return .and(try children.map { try plan($0, depth: depth + 1) })
+        case .or(let children):
+            if children.isEmpty { return .nothing }
+            if children.count == 1 { return try plan(children[0], depth: depth + 1) }
+            return .or(try children.map { try plan($0, depth: depth + 1) })
+        case .not(let child):
+            return .not(try plan(child, depth: depth + 1))
         }
     }
 

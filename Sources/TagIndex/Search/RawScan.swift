@@ -24,6 +24,25 @@ enum RawScan {
         }
     }
 
+    /// Binds three integers with the C API (no argument array: this runs once
+    /// per probed image) and returns column 0 of the first row, if any.
+    static func firstInt(_ statement: Statement, _ first: Int64, _ second: Int64, _ third: Int64) throws -> Int? {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_bind_int64(handle, 1, first)
+        sqlite3_bind_int64(handle, 2, second)
+        sqlite3_bind_int64(handle, 3, third)
+        let code = sqlite3_step(handle)
+        defer { sqlite3_reset(handle) }
+        if code == SQLITE_ROW { return Int(sqlite3_column_int64(handle, 0)) }
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: statement.sql)
+        }
+        return nil
+    }
+
     static func int(_ handle: OpaquePointer, _ column: Int32) -> Int {
         Int(sqlite3_column_int64(handle, column))
     }
@@ -38,7 +57,3 @@ enum RawScan {
     }
 }
 
-/// Whether column 0 of the current row is not NULL.
-func sqlite3ColumnIsNotNull(_ handle: OpaquePointer) -> Bool {
-    sqlite3_column_type(handle, 0) != SQLITE_NULL
-}

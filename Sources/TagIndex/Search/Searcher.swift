@@ -43,7 +43,8 @@ struct Searcher {
     let query: Query
 
     func run() throws -> SearchPage {
-        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") ?? 0
+        // An upper bound of the image count (for join order), without a scan.
+        let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0
         let plan = try query.expression.map { try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan($0) }
             ?? .all
         if Self.prefersDenseEvaluation(plan, query) {
@@ -125,7 +126,7 @@ struct Searcher {
         var facets: [Facet] = []
         if query.facetCount > 0 {
             let threshold = StorageFormat.threshold(query.minimumConfidence)
-            facets = facetList(try evaluator.facetCounts(scores) { _, best, _ in best >= threshold })
+            facets = facetList(try evaluator.facetCounts(scores, threshold: threshold, top: query.facetCount))
         }
         let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
         return SearchPage(

@@ -64,6 +64,7 @@ struct BatchWriter {
     let db: Database
     private var modelIDs: [ModelStamp: Int64] = [:]
     private var countDeltas: [Int64: Int] = [:]
+    private var postings = PostingChanges()
     private let now = Timestamps.microseconds(Date())
 
     init(db: Database) { self.db = db }
@@ -137,6 +138,7 @@ struct BatchWriter {
         for (labelID, value) in entries {
             try insert.execute(arguments: [labelID, imageID, value, confidence[labelID]])
             countDeltas[labelID, default: 0] += 1
+            postings.add(label: labelID, image: imageID, best: value)
         }
         try db.execute(
             sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)",
@@ -186,6 +188,7 @@ struct BatchWriter {
         for labelID in labelIDs {
             try delete.execute(arguments: [labelID, imageID])
             countDeltas[labelID, default: 0] -= 1
+            postings.remove(label: labelID, image: imageID)
         }
         try db.execute(sql: "DELETE FROM image_labels WHERE image_id = ?", arguments: [imageID])
     }
@@ -201,21 +204,24 @@ struct BatchWriter {
         guard let packed = try Data.fetchOne(
             db, sql: "SELECT packed FROM image_labels WHERE image_id = ?", arguments: [sourceID])
         else { return }
-        var labelIDs: [Int64] = []
-        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _, _ in labelIDs.append(Int64(id)) } }
+        var labels: [(id: Int64, best: Int)] = []
+        packed.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, best, _ in labels.append((Int64(id), best)) } }
         let copy = try db.cachedStatement(sql: """
             INSERT INTO observations(label_id, image_id, best, confidence)
             SELECT label_id, ?, best, confidence FROM observations WHERE label_id = ? AND image_id = ?
             """)
-        for labelID in labelIDs {
+        for (labelID, best) in labels {
             try copy.execute(arguments: [targetID, labelID, sourceID])
             countDeltas[labelID, default: 0] += 1
+            postings.add(label: labelID, image: targetID, best: best)
         }
         try db.execute(
             sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)", arguments: [targetID, packed])
     }
 
+    /// Applies the label counts and postings collected by this transaction.
     func flushCounts() throws {
+        try postings.apply(db)
         let update = try db.cachedStatement(sql: "UPDATE labels SET image_count = image_count + ? WHERE id = ?")
         for (labelID, delta) in countDeltas where delta != 0 {
             try update.execute(arguments: [delta, labelID])

@@ -143,7 +143,7 @@ extension TagIndex {
         for label in labels { try visit(label.identifier) }
     }
 
-    /// Rebuilds every `best` (and the packed per-image labels and counts) from
+    /// Rebuilds every `best` (and the packed per-image labels, postings and counts) from
     /// the stored confidences and the current parent edges.
     static func recomputeSubtreeConfidences(_ db: Database) throws {
         guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM observations)") == true else { return }
@@ -170,6 +170,7 @@ extension TagIndex {
             DROP TABLE temp.raw;
             UPDATE labels SET image_count = (SELECT COUNT(*) FROM observations WHERE label_id = labels.id);
             """)
+        try Postings.rebuild(db)
         var packed: [Int64: [PackedLabels.Entry]] = [:]
         let rows = try Row.fetchCursor(db, sql: "SELECT image_id, label_id, best, confidence FROM observations")
         while let row = try rows.next() {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TagIndex
+@testable import TagIndex
 
 /// Runs the index benchmark when TAGINDEX_BENCH=1 (use a release build:
 /// `TAGINDEX_BENCH=1 swift test -c release --filter BenchmarkTests`).
@@ -42,5 +42,14 @@ import TagIndex
         let index = try TagIndex(url: directory.databaseURL)
         #expect(try index.statistics().imageCount == 2_000)
         #expect(try index.search("thing_0").totalCount > 100)
+        // The bulk-built postings mirror the observations, and both engines agree on them.
+        #expect(try index.database.read(Postings.matchObservations))
+        for text in ["category_0 group_1 -thing_2", "(thing_0 OR thing_1) group_2", "thing_3 OR category_0"] {
+            var query = try Query(parsing: text)
+            query.facetCount = 5
+            var sql = query
+            sql.engine = .sql
+            #expect(try index.search(query) == index.search(sql), "\(text)")
+        }
     }
 }

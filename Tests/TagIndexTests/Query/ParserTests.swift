@@ -52,6 +52,10 @@ import Testing
         #expect(query.minimumConfidence == 0.3)
         #expect(query.filters.status == .untagged)
         #expect(try Query(parsing: "failed").filters.status == .failed)
+        #expect(try Query(parsing: "dog filter:high-precision").calibration == .highPrecision)
+        #expect(try Query(parsing: "dog filter:HIGH-RECALL").calibration == .highRecall)
+        #expect(try Query(parsing: "dog precision:0.95").calibration == .minimumRecall(0, forPrecision: 0.95))
+        #expect(try Query(parsing: "dog recall:0.7").calibration == .minimumPrecision(0, forRecall: 0.7))
         #expect(try Query(parsing: "").expression == nil)
         #expect(try Query(parsing: "   ").expression == nil)
     }
@@ -77,6 +81,8 @@ import Testing
             ("\u{0}", "NUL characters are not allowed in a query", 0),
             ("dog\u{7}", "control characters are not allowed in a query", 3),
             ("*", "'*' needs a prefix before it", 0),
+            ("dog filter:fast", "expected 'filter:high-precision' or 'filter:high-recall'", 4),
+            ("dog recall:2", "expected a value between 0 and 1 after 'recall:'", 4),
         ]
         for (text, message, offset) in cases {
             let error = syntaxError(text)

@@ -58,6 +58,8 @@ import Testing
         #expect(try index.search("retriever").hits.map(\.path) == ["/p/a.jpg"])
         #expect(try index.search("golden").hits.map(\.score) == [0.8])
         #expect(try index.search("dog").hits.map(\.score) == [0.9])
+        #expect(try index.search("dog -golden").hits.isEmpty)
+        #expect(try index.database.read(Postings.matchObservations))
         let applied = try index.database.read { try Schema.migrator.appliedMigrations($0) }
         #expect(applied == ["v1", "v2"])
     }

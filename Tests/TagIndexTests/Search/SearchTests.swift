@@ -78,6 +78,9 @@ import Testing
         query = try Query(parsing: "cat OR dog")
         query.calibration = .highPrecision
         #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try fixture.paths("(cat OR dog) filter:high-precision") == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try fixture.paths("dog recall:0.8") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try fixture.paths("dog precision:0.9") == ["golden1.jpg", "poodle1.jpg"])
     }
 
     @Test func fileFilters() throws {
@@ -207,6 +210,24 @@ import Testing
         #expect(try fixture.paths(built) == fixture.paths("dog -indoor"))
         let prefix = Query(.term(SearchTerm("retriev", kind: .prefix)))
         #expect(try fixture.paths(prefix) == ["golden1.jpg", "lab1.png", "flat1.jpg"])
+        for engine in [Query.Engine.automatic, .sql] {
+            var empty = Query(.or([]))
+            empty.engine = engine
+            #expect(try fixture.paths(empty) == [])
+            var everything = Query(.and([]))
+            everything.engine = engine
+            #expect(try fixture.paths(everything).count == 7)
+            var single = Query(.or([.word("tabby")]))
+            single.engine = engine
+            #expect(try fixture.paths(single) == ["tabby1.jpg"])
+        }
+        let huge = Query(.or(Array(repeating: .word("dog"), count: 101)))
+        #expect(throws: TagIndexError.invalidInput("a query has at most 100 terms")) { try fixture.index.search(huge) }
+        var deep = QueryExpression.word("dog")
+        for _ in 0..<70 { deep = .not(deep) }
+        #expect(throws: TagIndexError.invalidInput("a query nests at most 64 levels")) {
+            try fixture.index.search(Query(deep))
+        }
     }
 
     @Test func storedLabelsAndSubtreeConfidence() throws {
@@ -247,5 +268,65 @@ import Testing
         query = Query(.word("dog"))
         query.sort = .path
         #expect(Searcher.prefersDenseEvaluation(.or([dog, cat]), query) == false)
+    }
+
+    @Test func probingLargeOperandsAgreesWithSQL() throws {
+        // 40 more animals make animal and indoor large next to tabby, so the
+        // dense engine probes them instead of scanning.
+        try fixture.index.write(batch: (0..<40).map { number in
+            .classified(ImageClassification(
+                path: "/lib/d/extra\(number).jpg", size: 1, modificationTime: FixtureIndex.epoch,
+                contentHash: "extra\(number)", width: 1, height: 1, model: FixtureIndex.model,
+                observations: [LabelConfidence(identifier: "animal", confidence: 0.5),
+                               LabelConfidence(identifier: "indoor", confidence: 0.4)]))
+        })
+        for text in ["tabby animal", "tabby -indoor", "tabby indoor:0.85", "tabby -indoor:0.95", "kitty -animal"] {
+            var sql = try Query(parsing: text)
+            sql.engine = .sql
+            #expect(try fixture.index.search(Query(parsing: text)) == fixture.index.search(sql), "\(text)")
+        }
+        #expect(try fixture.paths("tabby animal") == ["tabby1.jpg"])
+        #expect(try fixture.index.search("tabby animal").hits.map(\.score) == [0.75])
+        #expect(try fixture.paths("tabby -indoor:0.95") == ["tabby1.jpg"])
+        #expect(try fixture.paths("tabby -indoor") == [])
+    }
+
+    @Test func facetsFromPostingsEqualFacetsFromPackedLabels() throws {
+        try fixture.index.database.read { db in
+            #expect(try Postings.matchObservations(db))
+            let evaluator = try DenseEvaluator(db: db, total: 8)
+            let taxonomy = try fixture.index.taxonomy(db)
+            for text in ["animal", "dog OR beach", "-dog", "indoor:0.5"] {
+                let plan = try MatchPlanner(db: db, taxonomy: taxonomy, query: Query(parsing: text))
+                    .plan(try Query(parsing: text).expression!)
+                let scores = try evaluator.evaluate(plan)
+                for threshold in [100, 6000] {
+                    let all = try evaluator.facetCounts(scores, threshold: threshold, top: 20)
+                    #expect(try evaluator.facetCounts(scores, threshold: threshold, top: 20, scanPostingsAbove: 0) == all)
+                    #expect(!all.isEmpty)
+                    // With a smaller top, the pruned counts still hold the exact top entries.
+                    let ranked = all.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                    let pruned = try evaluator.facetCounts(scores, threshold: threshold, top: 2, scanPostingsAbove: 0)
+                    for (label, count) in ranked.prefix(2) { #expect(pruned[label] == count, "\(text) \(threshold)") }
+                    for (label, count) in pruned { #expect(all[label] == count) }
+                }
+            }
+        }
+    }
+
+    @Test func inMemoryIndexSearches() throws {
+        let index = try TagIndex.inMemory()
+        try index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)
+        try index.write(batch: [.classified(ImageClassification(
+            path: "/m/a.jpg", size: 1, modificationTime: FixtureIndex.epoch, contentHash: "aa", width: 1, height: 1,
+            model: FixtureIndex.model, observations: [LabelConfidence(identifier: "poodle", confidence: 0.7)]))])
+        #expect(try index.search("dog -cat").hits.map(\.path) == ["/m/a.jpg"])
+        #expect(try index.search("animal").hits.map(\.score) == [0.7])
+        let run = try index.beginRun(roots: ["/m"], model: FixtureIndex.model)
+        #expect(throws: TagIndexError.anotherRunInProgress(path: ":memory:")) {
+            _ = try index.beginRun(roots: ["/m"], model: FixtureIndex.model)
+        }
+        #expect(try run.finish() == RunSummary(removed: 1))
+        #expect(try index.statistics().imageCount == 0)
     }
 }

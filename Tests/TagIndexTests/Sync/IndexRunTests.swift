@@ -79,7 +79,7 @@ import Testing
         #expect(initial.classified == 4)
         // b.jpg exists on disk (so a copy of it is a copy); c.jpg does not (so it moved).
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path("b.jpg"), contents: Data("b".utf8))
+        #expect(FileManager.default.createFile(atPath: path("b.jpg"), contents: Data("b".utf8)))
 
         let files = [
             facts("a.jpg", size: 200, day: 1),  // changed content
@@ -107,8 +107,9 @@ import Testing
         // Everything is now unchanged.
         let (after, _) = try run(files, hashes: [:], labels: [:])
         #expect(after == RunSummary(scanned: 5, unchanged: 5))
-        // Counts stay exact through deletes, moves and copies.
+        // Counts and postings stay exact through deletes, moves and copies.
         #expect(try index.search("dog").totalCount == 3)
+        #expect(try index.database.read(Postings.matchObservations))
     }
 
     @Test func anotherModelReclassifies() throws {
@@ -193,6 +194,8 @@ import Testing
         #expect(try run.plan([facts("bad.jpg")]).map(\.action) == [.unchanged])
         run.cancel()
         #expect(try index.remove(paths: [path("a.jpg"), path("missing.jpg")]) == 1)
+        #expect(try index.database.read(Postings.matchObservations))
+        #expect(try index.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM label_postings") } == 0)
         #expect(try index.statistics() == IndexStatistics(imageCount: 0, failedCount: 1, labelCount: 3, observationCount: 0))
         #expect(try index.search("animal").totalCount == 0)
     }
@@ -238,6 +241,7 @@ import Testing
         ]
         try index.replaceTaxonomy(reshaped, model: Self.model)
         #expect(try index.search("pet").hits.map(\.score) == [0.9])
+        #expect(try index.database.read(Postings.matchObservations))
         // animal keeps its own observation (0.95 from the classifier).
         #expect(try index.search("animal").hits.map(\.score) == [0.95])
         #expect(throws: TagIndexError.self) {
