@@ -116,3 +116,17 @@ struct FolderIndexerTests {
         #expect(resumed.new + resumed.summary.failed + resumed.summary.unchanged == 9)
     }
 }
+
+/// The two libraries must mean the same thing by "high recall" and "high precision".
+struct FilterPresetTests {
+    @Test func presetsAgreeAcrossLibraries() {
+        guard case .minimumPrecision(let precision, let recall) = CalibratedFilter.highRecall,
+            case .minimumRecall(let minimumRecall, let minimumPrecision) = CalibratedFilter.highPrecision
+        else {
+            Issue.record("presets changed kind")
+            return
+        }
+        #expect(Float(precision) == ObservationFilter.highRecallPoint.precision && Float(recall) == ObservationFilter.highRecallPoint.recall)
+        #expect(Float(minimumRecall) == ObservationFilter.highPrecisionPoint.recall && Float(minimumPrecision) == ObservationFilter.highPrecisionPoint.precision)
+    }
+}

@@ -19,12 +19,14 @@ public enum CalibratedFilter: Sendable, Hashable {
     /// `hasMinimumRecall(r, forPrecision: p)`.
     case minimumRecall(Double, forPrecision: Double)
 
-    /// High recall: minimum precision 0.1 for recall 0.8.
+    /// High recall: minimum precision 0.1 for recall 0.95. (Vision's sample uses recall 0.8; on
+    /// EfficientNet-Lite0's curves that point sits so high that it kept fewer labels than the
+    /// high-precision filter; Classify's `ObservationFilter.highRecall` uses the same 0.95.)
     ///
     /// ```swift
     /// query.calibration = .highRecall
     /// ```
-    public static let highRecall = CalibratedFilter.minimumPrecision(0.1, forRecall: 0.8)
+    public static let highRecall = CalibratedFilter.minimumPrecision(0.1, forRecall: 0.95)
     /// High precision: minimum recall 0.01 for precision 0.9.
     ///
     /// ```swift
@@ -53,15 +55,18 @@ public enum CalibratedFilter: Sendable, Hashable {
     /// ```
     public func threshold(for curve: [CurvePoint]?) -> Double? {
         guard let curve, !curve.isEmpty else { return nil }
+        // Curves usually come from 32-bit floats (Classify's calibration): 0.95 stored as a Float
+        // reads back as 0.94999998. The tolerance makes `recall >= 0.95` mean what it says.
+        let tolerance = 1e-6
         switch self {
         case .minimumPrecision(let precision, let recall):
-            guard let point = curve.filter({ $0.recall >= recall }).max(by: { $0.threshold < $1.threshold }),
-                point.precision >= precision
+            guard let point = curve.filter({ $0.recall >= recall - tolerance }).max(by: { $0.threshold < $1.threshold }),
+                point.precision >= precision - tolerance
             else { return nil }
             return point.threshold
         case .minimumRecall(let recall, let precision):
-            guard let point = curve.filter({ $0.precision >= precision }).min(by: { $0.threshold < $1.threshold }),
-                point.recall >= recall
+            guard let point = curve.filter({ $0.precision >= precision - tolerance }).min(by: { $0.threshold < $1.threshold }),
+                point.recall >= recall - tolerance
             else { return nil }
             return point.threshold
         }

@@ -117,10 +117,8 @@ struct SearchCommand: ParsableCommand {
         let calibrated = [filter != .none, precision != nil, recall != nil].filter { $0 }.count
         guard calibrated <= 1 else { throw ValidationError("use one of --filter, --precision and --recall") }
         switch filter {
-        case .highRecall:
-            query.calibration = .minimumPrecision(Double(ObservationFilter.highRecallPoint.precision), forRecall: Double(ObservationFilter.highRecallPoint.recall))
-        case .highPrecision:
-            query.calibration = .minimumRecall(Double(ObservationFilter.highPrecisionPoint.recall), forPrecision: Double(ObservationFilter.highPrecisionPoint.precision))
+        case .highRecall: query.calibration = .highRecall
+        case .highPrecision: query.calibration = .highPrecision
         case .none: break
         }
         if let precision { query.calibration = .minimumRecall(0, forPrecision: precision) }

@@ -11,7 +11,10 @@ import Testing
     ]
 
     @Test func highRecallTakesTheHighestThresholdKeepingRecall() {
-        #expect(CalibratedFilter.highRecall.threshold(for: curve) == 0.5)
+        #expect(CalibratedFilter.highRecall.threshold(for: curve) == 0.1)   // recall >= 0.95
+        #expect(CalibratedFilter.minimumPrecision(0.1, forRecall: 0.8).threshold(for: curve) == 0.5)
+        // A recall stored from a Float (0.95 -> 0.94999998) still counts as 0.95.
+        #expect(CalibratedFilter.highRecall.threshold(for: [CurvePoint(threshold: 0.4, precision: 0.5, recall: Double(Float(0.95)))]) == 0.4)
         #expect(CalibratedFilter.minimumPrecision(0.85, forRecall: 0.8).threshold(for: curve) == nil)
         #expect(CalibratedFilter.recall(0.95).threshold(for: curve) == 0.1)
         #expect(CalibratedFilter.recall(1).threshold(for: curve) == nil)
