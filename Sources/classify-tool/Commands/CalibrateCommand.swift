@@ -35,7 +35,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         let set = try LabelledImageSet(root: URL(fileURLWithPath: folder), taxonomy: model.labelSet.taxonomy)
         guard !set.images.isEmpty else {
             Terminal.error("error: no labelled images in \(folder)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         var builder = CalibrationBuilder(taxonomy: model.labelSet.taxonomy, minimumPositives: minPositives)
         var samples: [(probabilities: [Float], trueLabel: Int)] = []

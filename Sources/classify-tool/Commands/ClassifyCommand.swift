@@ -27,6 +27,11 @@ struct ClassifyCommand: AsyncParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
 
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
+    }
+
     func run() async throws {
         verbosity.apply()
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
@@ -56,11 +61,11 @@ struct ClassifyCommand: AsyncParsableCommand {
         if let footer = renderer.footer { Terminal.out(footer) }
         if count == 0 {
             Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         if failures > 0 {
             Terminal.note("\(failures) of \(count) files failed")
-            throw ExitCode(2)
+            throw ExitCode(ToolExit.someFilesFailed)
         }
     }
 }

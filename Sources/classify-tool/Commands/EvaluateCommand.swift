@@ -35,7 +35,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         let leaves = set.images.filter { model.labelSet.taxonomy.labels[$0.labelIndex].isLeaf }
         guard !leaves.isEmpty else {
             Terminal.error("error: no labelled images in \(folder) (names must start with a WordNet id or a class identifier)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         var reduced = ImageClassifier(model: model)
         reduced.decodesAtReducedSize = true

@@ -32,12 +32,16 @@ struct IndexCommand: AsyncParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
 
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+    }
+
     func run() async throws {
         verbosity.apply()
         let roots = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         for (root, given) in zip(roots, folders) where !FileManager.default.fileExists(atPath: root) {
             Terminal.error("error: \(given) does not exist")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         let index = try database.open(create: true)
         if database.db == nil { Terminal.note("index: \(database.location.path)") }
@@ -54,22 +58,22 @@ struct IndexCommand: AsyncParsableCommand {
                 Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
                 task.cancel()
             } else {
-                _exit(130)
+                _exit(ToolExit.interrupted)
             }
         }
         defer { interrupts.stop() }
         let report: FolderIndexer.Report
         do {
             report = try await task.value
-        } catch let error as TagIndexError {
+        } catch {
             display.clear()
             Terminal.error("error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         display.clear()
         printSummary(report)
-        if report.interrupted { throw ExitCode(130) }
-        if report.summary.failed > 0 { throw ExitCode(2) }
+        if report.interrupted { throw ExitCode(ToolExit.interrupted) }
+        if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
     }
 
     private func printSummary(_ report: FolderIndexer.Report) {

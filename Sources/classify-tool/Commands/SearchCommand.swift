@@ -4,6 +4,8 @@ import Foundation
 import TagIndex
 
 /// `classify-tool search QUERY`: find indexed images by label.
+///
+/// Usage: `classify-tool search '(dog OR cat) -indoor' --under ~/Pictures --format json`
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -47,6 +49,12 @@ struct SearchCommand: ParsableCommand {
     enum SearchFormat: String, ExpressibleByArgument, CaseIterable { case paths, json }
     enum SearchSort: String, ExpressibleByArgument, CaseIterable { case confidence, path, date }
 
+    /// Checks the options while parsing, so a bad value is a usage error (exit 1) with this command's usage.
+    func validate() throws {
+        var query = Query()
+        try apply(to: &query)
+    }
+
     func run() throws {
         verbosity.apply()
         let text = query.joined(separator: " ")
@@ -55,16 +63,16 @@ struct SearchCommand: ParsableCommand {
             parsed = try Query(parsing: text)
         } catch {
             Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         try apply(to: &parsed)
         let index = try database.open(create: false)
         let result: SearchPage
         do {
             result = try index.search(parsed)
-        } catch let error as TagIndexError {
+        } catch {
             Terminal.error("error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         switch format {
         case .paths:
@@ -113,7 +121,10 @@ struct SearchCommand: ParsableCommand {
         case .path: query.sort = .path
         case .date: query.sort = .date
         }
-        if let minConfidence { query.minimumConfidence = minConfidence }
+        if let minConfidence {
+            guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
+            query.minimumConfidence = minConfidence
+        }
         let calibrated = [filter != .none, precision != nil, recall != nil].filter { $0 }.count
         guard calibrated <= 1 else { throw ValidationError("use one of --filter, --precision and --recall") }
         switch filter {

@@ -3,6 +3,8 @@ import Foundation
 import TagIndex
 
 /// `classify-tool stats`: what the index holds.
+///
+/// Usage: `classify-tool stats --json`
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
@@ -14,8 +16,10 @@ struct StatsCommand: ParsableCommand {
 
     @Flag(help: "Print one JSON object.") var json = false
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verbosity: VerbosityOptions
 
     func run() throws {
+        verbosity.apply()
         let index = try database.open(create: false)
         let statistics = try index.statistics()
         let models = try index.modelUsage()

@@ -23,7 +23,7 @@ struct DatabaseOptions: ParsableArguments {
         if !FileManager.default.fileExists(atPath: url.path) {
             guard create else {
                 Terminal.error("error: no index at \(url.path); build one with: classify-tool index FOLDER\(db == nil ? "" : " --db \(url.path)")")
-                throw ExitCode(1)
+                throw ExitCode(ToolExit.failure)
             }
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
