@@ -13,13 +13,15 @@ struct ClassifyTool: AsyncParsableCommand {
         commandName: "classify-tool",
         abstract: "Classify photos on this machine and find them by what is in them.",
         discussion: """
-            Results go to stdout, diagnostics and progress to stderr. The model is found in
-            $CLASSIFY_MODEL_DIR, beside the installed binary (../share/classify/Models), or in the
-            source checkout; --model DIR overrides it.
+            Results go to stdout; diagnostics and progress go to stderr. The model is
+            taken from --model DIR, else $CLASSIFY_MODEL_DIR, else beside the installed
+            binary (../share/classify/Models/efficientnet-lite0), else the source
+            checkout. The index lives in $XDG_DATA_HOME/classify-tool/index.sqlite
+            (~/.local/share/classify-tool/index.sqlite) unless --db PATH says otherwise.
 
             Exit status:
               0    success
-              1    fatal error or usage error (unknown option, bad value)
+              1    fatal error, or a usage error (unknown option, bad value)
               2    finished, but some files could not be classified
               130  index was interrupted with Ctrl-C (run it again to continue)
 
@@ -27,6 +29,7 @@ struct ClassifyTool: AsyncParsableCommand {
               classify-tool classify photo.jpg
               classify-tool index ~/Pictures
               classify-tool search dog
+              classify-tool search dog --format json | jq '.results[].path'
             """,
         version: ClassifyVersion.current,
         subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, LabelsCommand.self, CalibrateCommand.self, EvaluateCommand.self, BenchCommand.self]

@@ -8,8 +8,9 @@ struct EvaluateCommand: AsyncParsableCommand {
         commandName: "evaluate",
         abstract: "Measure top-1 and top-5 accuracy on labelled images.",
         discussion: """
-            The true class of an image comes from its sub-folder name or the start of its file name:
-            a WordNet id (n02099601_12.jpg) or a label identifier (golden_retriever/12.jpg).
+            The true class of an image comes from its sub-folder name or the start of
+            its file name: a WordNet id (n02099601_12.jpg) or a label identifier
+            (golden_retriever/12.jpg).
 
             Example:
               classify-tool evaluate ../shared/data/imagenet-calib --compare-full-decode

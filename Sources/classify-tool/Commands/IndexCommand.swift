@@ -9,19 +9,29 @@ import Glibc
 #endif
 
 /// `classify-tool index FOLDER...`: classify folders into the index, incrementally.
+///
+/// Usage: `classify-tool index ~/Pictures --jobs 2`
 struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index",
         abstract: "Classify folders into the label index; later runs only do what changed.",
         discussion: """
-            New and changed files are classified; files moved or renamed with the same content keep
-            their labels; deleted files are removed from the index. Ctrl-C stops taking new files,
-            writes what is finished and exits; the next run continues where it stopped.
+            New and changed files are classified; files moved or renamed with the same
+            content keep their labels; deleted files are removed from the index. A file
+            that cannot be classified is stored as failed, with the reason, and the run
+            goes on. On a terminal a status line shows files done/total, images per
+            second, time left and failures; otherwise only the summary is printed.
+
+            Ctrl-C stops taking new files, writes what is finished, prints the summary
+            so far and exits 130; the next run continues where it stopped. A second
+            Ctrl-C quits at once (the index stays consistent).
+
             Exit status: 0 done, 1 error, 2 done but some files failed, 130 interrupted.
 
             Examples:
               classify-tool index ~/Pictures
-              classify-tool index ~/Pictures /media/card --exclude '*/.thumbnails/*' --jobs 2
+              classify-tool index ~/Pictures /media/card --exclude '*/.thumbnails/*'
+              classify-tool index ~/Pictures --jobs 2 --db ~/photos.sqlite
             """)
 
     @Argument(help: "Folders (or files) to index.") var folders: [String]

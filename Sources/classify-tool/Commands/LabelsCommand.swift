@@ -11,9 +11,10 @@ struct LabelsCommand: ParsableCommand {
         commandName: "labels",
         abstract: "List the labels the classifier knows, with parents, synonyms and image counts.",
         discussion: """
-            PATTERN matches identifiers, display names and synonyms (case-insensitive substring).
-            When an index exists, each label shows how many indexed images carry it (itself or a
-            label below it, at any stored confidence: the images `classify-tool search LABEL` finds).
+            PATTERN matches identifiers, display names and synonyms (case-insensitive
+            substring; exact matches first). When an index exists, each label shows how
+            many indexed images carry it (itself or a label below it, at any stored
+            confidence: the images `classify-tool search LABEL` finds).
 
             Examples:
               classify-tool labels retriever
@@ -24,7 +25,7 @@ struct LabelsCommand: ParsableCommand {
     @Argument(help: "Only labels matching this text.") var pattern: String?
     @Flag(help: "Only group labels (not the network's own classes).") var parentsOnly = false
     @Flag(help: "Only labels that indexed images carry, most frequent first.") var used = false
-    @Option(help: "Output format: table or json.") var format: DetailFormat = .table
+    @Option(help: "Output format.") var format: DetailFormat = .table
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
@@ -43,7 +44,7 @@ struct LabelsCommand: ParsableCommand {
         if let needle {
             // Exact names first, then names with a word starting with the pattern, then the rest.
             labels = labels.enumerated().sorted { left, right in
-                let (a, b) = (Self.matchRank(left.element, needle) ?? 3, Self.matchRank(right.element, needle) ?? 3)
+                let (a, b) = (Self.matchRank(left.element, needle) ?? 4, Self.matchRank(right.element, needle) ?? 4)
                 return a != b ? a < b : left.offset < right.offset
             }.map(\.element)
         }
@@ -77,13 +78,16 @@ struct LabelsCommand: ParsableCommand {
         if labels.isEmpty { Terminal.note(used ? "no indexed image carries a label matching '\(pattern ?? "")'" : "no label matches '\(pattern ?? "")'") }
     }
 
-    /// 0 when a name equals `needle`, 1 when a word of a name starts with it, 2 for a substring, nil for no match.
+    /// How well `label` matches `needle` (lowercase), best first: 0 its identifier or display name,
+    /// 1 a synonym, 2 a word of a name starting with it, 3 a substring; nil for no match.
     static func matchRank(_ label: LabelTaxonomy.Label, _ needle: String) -> Int? {
-        let names = ([label.identifier.replacingOccurrences(of: "_", with: " "), label.displayName] + label.synonyms).map { $0.lowercased() }
-        if names.contains(needle) { return 0 }
+        let own = [label.identifier.replacingOccurrences(of: "_", with: " "), label.displayName.lowercased()]
+        let names = own + label.synonyms.map { $0.lowercased() }
+        if own.contains(needle) { return 0 }
+        if names.contains(needle) { return 1 }
         let separators = CharacterSet.alphanumerics.inverted
-        if names.contains(where: { name in name.components(separatedBy: separators).contains { $0.hasPrefix(needle) } }) { return 1 }
-        if names.contains(where: { $0.contains(needle) }) { return 2 }
+        if names.contains(where: { name in name.components(separatedBy: separators).contains { $0.hasPrefix(needle) } }) { return 2 }
+        if names.contains(where: { $0.contains(needle) }) { return 3 }
         return nil
     }
 

@@ -10,7 +10,8 @@ struct ShowCommand: ParsableCommand {
         commandName: "show",
         abstract: "Show what the index knows about one image.",
         discussion: """
-            Prints the size, dates, model, content hash and labels (or why the file failed).
+            Prints the size, dates, model, content hash and labels (or why the file
+            failed).
 
             Examples:
               classify-tool show ~/Pictures/2024/beach.jpg
@@ -18,7 +19,7 @@ struct ShowCommand: ParsableCommand {
             """)
 
     @Argument(help: "An indexed file.") var path: String
-    @Option(help: "Output format: table or json.") var format: DetailFormat = .table
+    @Option(help: "Output format.") var format: DetailFormat = .table
     @Option(help: "Show at most this many labels.") var top = 15
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var verbosity: VerbosityOptions

@@ -10,8 +10,12 @@ struct StatsCommand: ParsableCommand {
         commandName: "stats",
         abstract: "Show how many images, labels and failures the index holds.",
         discussion: """
-            Example:
-              classify-tool stats --db photos.sqlite
+            Prints the database location and size, images classified and failed,
+            labels in the taxonomy and in use, and the models that produced the index.
+
+            Examples:
+              classify-tool stats
+              classify-tool stats --db photos.sqlite --json
             """)
 
     @Flag(help: "Print one JSON object.") var json = false
