@@ -130,6 +130,30 @@ import Testing
         }
     }
 
+    @Test func modelLocationCanBeOverridden() throws {
+        let fixture = try Fixture.library()
+        defer { fixture.remove() }
+        let copy = fixture.root.appending(path: "my model")
+        try FileManager.default.createSymbolicLink(at: copy, withDestinationURL: Tool.packageRoot.appending(path: "Models/efficientnet-lite0"))
+        let viaOption = try Tool.run(["classify", fixture.cat, "--top", "1", "--verbose", "--model", copy.path])
+        #expect(viaOption.status == 0)
+        #expect(viaOption.stderr.contains("model: \(copy.path)\n"))
+        var environment = Tool.environment(dataHome: fixture.dataHome)
+        environment["CLASSIFY_MODEL_DIR"] = copy.path
+        let viaEnvironment = try Tool.run(["classify", fixture.cat, "--top", "1", "-v"], environment: environment)
+        #expect(viaEnvironment.status == 0)
+        #expect(viaEnvironment.stderr.contains("model: \(copy.path)\n"))
+        #expect(viaEnvironment.stdout == viaOption.stdout)
+
+        environment["CLASSIFY_MODEL_DIR"] = fixture.root.appending(path: "nowhere").path
+        let wrong = try Tool.run(["classify", fixture.cat], environment: environment)
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("holds no model.json"))
+        let wrongOption = try Tool.run(["classify", fixture.cat, "--model", fixture.photos.path])
+        #expect(wrongOption.status == 1)
+        #expect(wrongOption.stdout.isEmpty)
+    }
+
     @Test func versionPrintsTheLibraryVersion() throws {
         let result = try Tool.run(["--version"])
         #expect(result.status == 0)

@@ -91,6 +91,7 @@ private let indexedLibrary = Task { () throws -> (Fixture, Tool.Result) in
         #expect(try await run(["search", "--after", "2000-01-01"]).lines.count == 3)
         #expect(try await run(["search", "--before", "2000-01-01"]).lines == [])
         #expect(try await run(["search", "cat", "--min-confidence", "0.99"]).lines == [])
+        #expect(try await run(["search", "--untagged", "--min-confidence", "0.9", "--sort", "path"]).lines == [fixture.coffee, fixture.rocket].sorted())
         #expect(try await run(["search", "cat", "--filter", "high-precision"]).lines == [fixture.cat])
         let pageTwo = try await run(["search", "--sort", "path", "--limit", "1", "--page", "2"])
         #expect(pageTwo.lines == [[fixture.cat, fixture.coffee, fixture.rocket].sorted()[1]])

@@ -19,6 +19,12 @@ struct ModelOptions: ParsableArguments {
     /// The directory `loadModel` reads.
     func modelDirectory() throws -> URL {
         if let model { return URL(fileURLWithPath: model, isDirectory: true) }
+        // An override that points nowhere is a mistake to report, not a reason to fall back quietly.
+        if let override = ProcessInfo.processInfo.environment[ModelLocator.environmentVariable], !override.isEmpty,
+           !FileManager.default.fileExists(atPath: URL(fileURLWithPath: override).appending(path: "model.json").path) {
+            Terminal.error("error: \(ModelLocator.environmentVariable)=\(override) holds no model.json")
+            throw ExitCode(ToolExit.failure)
+        }
         return try ModelLocator.defaultModelDirectory()
     }
 }
