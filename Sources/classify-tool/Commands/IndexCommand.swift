@@ -60,11 +60,23 @@ struct IndexCommand: AsyncParsableCommand {
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = 64
 
-        let display = ProgressDisplay(enabled: Terminal.stderrIsTerminal && !Terminal.quiet)
+        let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
+        let display = ProgressDisplay(enabled: showsProgress)
+        // For the status line's total and ETA only: count the image files beside the run.
+        let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
+            guard showsProgress else { return }
+            var count = 0
+            for _ in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
+                count += 1
+                if count % 1024 == 0 && Task.isCancelled { return }
+            }
+            display.setFilesInFolders(count)
+        }
+        defer { counting.cancel() }
         let task = Task { try await indexer.run(options) { display.update($0) } }
         let interrupts = InterruptHandler { count in
             if count == 1 {
-                display.clear()
+                display.stop()
                 Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
                 task.cancel()
             } else {
@@ -76,11 +88,11 @@ struct IndexCommand: AsyncParsableCommand {
         do {
             report = try await task.value
         } catch {
-            display.clear()
+            display.stop()
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
-        display.clear()
+        display.stop()
         printSummary(report)
         if report.interrupted { throw ExitCode(ToolExit.interrupted) }
         if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
