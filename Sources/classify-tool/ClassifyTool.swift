@@ -1,19 +1,70 @@
 import ArgumentParser
 import Classify
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `classify-tool` command: classify photos, keep a label index of folders, search it.
+///
+/// Usage: `classify-tool index ~/Pictures && classify-tool search dog`
 @main
 struct ClassifyTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classify-tool",
         abstract: "Classify photos on this machine and find them by what is in them.",
         discussion: """
+            Results go to stdout; diagnostics and progress go to stderr. The model is
+            taken from --model DIR, else $CLASSIFY_MODEL_DIR, else beside the installed
+            binary (../share/classify/Models/efficientnet-lite0), else the source
+            checkout. The index lives in $XDG_DATA_HOME/classify-tool/index.sqlite
+            (~/.local/share/classify-tool/index.sqlite) unless --db PATH says otherwise.
+
+            Exit status:
+              0    success
+              1    fatal error, or a usage error (unknown option, bad value)
+              2    finished, but some files could not be classified
+              130  index was interrupted with Ctrl-C (run it again to continue)
+
             Examples:
               classify-tool classify photo.jpg
               classify-tool index ~/Pictures
               classify-tool search dog
+              classify-tool search dog --format json | jq '.results[].path'
             """,
         version: ClassifyVersion.current,
-        subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self]
+        subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, LabelsCommand.self, CalibrateCommand.self, EvaluateCommand.self, BenchCommand.self]
     )
+
+    /// Runs the command line; usage errors exit 1 (ArgumentParser's default would be 64).
+    ///
+    /// Usage: called by the `@main` entry point.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            Terminal.error(fullMessage(for: error))
+            Glibc.exit(ToolExit.failure)
+        }
+    }
+}
+
+/// The documented exit statuses.
+///
+/// Usage: `throw ExitCode(ToolExit.someFilesFailed)`
+enum ToolExit {
+    /// Success.
+    static let success: Int32 = 0
+    /// A fatal error or a usage error.
+    static let failure: Int32 = 1
+    /// The command finished, but some files could not be classified.
+    static let someFilesFailed: Int32 = 2
+    /// `index` was interrupted with Ctrl-C (SIGINT).
+    static let interrupted: Int32 = 130
 }

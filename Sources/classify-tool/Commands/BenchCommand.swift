@@ -8,8 +8,9 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure model latency on this machine.",
         discussion: """
-            Runs the network on a fixed 224x224 input and prints median and p90 latency.
-            Build with `swift build -c release` first; debug builds are many times slower.
+            Runs the network on a fixed 224x224 input and prints median and p90
+            latency. Build with `swift build -c release` first; debug builds are many
+            times slower.
 
             Example:
               classify-tool bench --threads 1 --iterations 50 --json

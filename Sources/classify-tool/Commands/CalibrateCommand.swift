@@ -8,11 +8,12 @@ struct CalibrateCommand: AsyncParsableCommand {
         commandName: "calibrate",
         abstract: "Build precision/recall curves for the --filter options from labelled images.",
         discussion: """
-            The true label of an image comes from its sub-folder name or the start of its file name
-            (a WordNet id or a label identifier). An image is a positive for its label and every
-            ancestor. Labels with at least --min-positives positives get their own curve; the others
-            use the pooled curve of leaves or of parents. Writes calibration.json into the model
-            directory unless --output says otherwise.
+            The true label of an image comes from its sub-folder name or the start of
+            its file name (a WordNet id or a label identifier). An image is a positive
+            for its label and every ancestor. Labels with at least --min-positives
+            positives get their own curve; the others use the pooled curve of leaves or
+            of parents. Writes calibration.json into the model directory unless
+            --output says otherwise.
 
             Example:
               classify-tool calibrate ../shared/data/imagenet-calib
@@ -35,7 +36,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         let set = try LabelledImageSet(root: URL(fileURLWithPath: folder), taxonomy: model.labelSet.taxonomy)
         guard !set.images.isEmpty else {
             Terminal.error("error: no labelled images in \(folder)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         var builder = CalibrationBuilder(taxonomy: model.labelSet.taxonomy, minimumPositives: minPositives)
         var samples: [(probabilities: [Float], trueLabel: Int)] = []

@@ -8,24 +8,32 @@ struct ClassifyCommand: AsyncParsableCommand {
         commandName: "classify",
         abstract: "Print the labels of images (files or folders, recursively).",
         discussion: """
-            Observations cover the whole taxonomy: the network's classes (golden_retriever) and their
-            groups (dog, domestic_animal). A file that cannot be classified is reported with the stage
-            that failed and why; the others still run. Exit status 2 when some files failed.
+            Observations cover the whole taxonomy: the network's classes
+            (golden_retriever) and their groups (dog, domestic_animal). A file that
+            cannot be classified is reported with the stage that failed and why; the
+            others still run. Exit status: 0 all classified, 1 error, 2 some files
+            failed.
 
             Examples:
               classify-tool classify photo.jpg
               classify-tool classify ~/Pictures --format jsonl --filter high-precision
+              classify-tool classify scans/ --format csv --top 3 > labels.csv
             """)
 
     @Argument(help: "Image files or folders.") var paths: [String]
-    @Option(help: "Output format: table, json, jsonl or csv.") var format: OutputFormat = .table
+    @Option(help: "Output format.") var format: OutputFormat = .table
     @Option(help: "Print at most this many labels per image.") var top = 5
-    @Option(help: "none, high-recall or high-precision (calibrated per label).") var filter: FilterChoice = .none
+    @Option(help: "Keep labels by their calibrated per-label thresholds.") var filter: FilterChoice = .none
     @Option(help: "Only labels with at least this confidence.") var minConfidence: Float = 0
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Flag(help: "Also look at hidden files and folders.") var includeHidden = false
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
+    }
 
     func run() async throws {
         verbosity.apply()
@@ -56,11 +64,11 @@ struct ClassifyCommand: AsyncParsableCommand {
         if let footer = renderer.footer { Terminal.out(footer) }
         if count == 0 {
             Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         if failures > 0 {
             Terminal.note("\(failures) of \(count) files failed")
-            throw ExitCode(2)
+            throw ExitCode(ToolExit.someFilesFailed)
         }
     }
 }

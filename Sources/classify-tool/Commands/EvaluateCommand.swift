@@ -8,8 +8,9 @@ struct EvaluateCommand: AsyncParsableCommand {
         commandName: "evaluate",
         abstract: "Measure top-1 and top-5 accuracy on labelled images.",
         discussion: """
-            The true class of an image comes from its sub-folder name or the start of its file name:
-            a WordNet id (n02099601_12.jpg) or a label identifier (golden_retriever/12.jpg).
+            The true class of an image comes from its sub-folder name or the start of
+            its file name: a WordNet id (n02099601_12.jpg) or a label identifier
+            (golden_retriever/12.jpg).
 
             Example:
               classify-tool evaluate ../shared/data/imagenet-calib --compare-full-decode
@@ -35,7 +36,7 @@ struct EvaluateCommand: AsyncParsableCommand {
         let leaves = set.images.filter { model.labelSet.taxonomy.labels[$0.labelIndex].isLeaf }
         guard !leaves.isEmpty else {
             Terminal.error("error: no labelled images in \(folder) (names must start with a WordNet id or a class identifier)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         var reduced = ImageClassifier(model: model)
         reduced.decodesAtReducedSize = true

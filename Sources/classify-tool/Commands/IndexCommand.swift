@@ -9,19 +9,29 @@ import Glibc
 #endif
 
 /// `classify-tool index FOLDER...`: classify folders into the index, incrementally.
+///
+/// Usage: `classify-tool index ~/Pictures --jobs 2`
 struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index",
         abstract: "Classify folders into the label index; later runs only do what changed.",
         discussion: """
-            New and changed files are classified; files moved or renamed with the same content keep
-            their labels; deleted files are removed from the index. Ctrl-C stops taking new files,
-            writes what is finished and exits; the next run continues where it stopped.
+            New and changed files are classified; files moved or renamed with the same
+            content keep their labels; deleted files are removed from the index. A file
+            that cannot be classified is stored as failed, with the reason, and the run
+            goes on. On a terminal a status line shows files done/total, images per
+            second, time left and failures; otherwise only the summary is printed.
+
+            Ctrl-C stops taking new files, writes what is finished, prints the summary
+            so far and exits 130; the next run continues where it stopped. A second
+            Ctrl-C quits at once (the index stays consistent).
+
             Exit status: 0 done, 1 error, 2 done but some files failed, 130 interrupted.
 
             Examples:
               classify-tool index ~/Pictures
-              classify-tool index ~/Pictures /media/card --exclude '*/.thumbnails/*' --jobs 2
+              classify-tool index ~/Pictures /media/card --exclude '*/.thumbnails/*'
+              classify-tool index ~/Pictures --jobs 2 --db ~/photos.sqlite
             """)
 
     @Argument(help: "Folders (or files) to index.") var folders: [String]
@@ -32,12 +42,16 @@ struct IndexCommand: AsyncParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
 
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+    }
+
     func run() async throws {
         verbosity.apply()
         let roots = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         for (root, given) in zip(roots, folders) where !FileManager.default.fileExists(atPath: root) {
             Terminal.error("error: \(given) does not exist")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         let index = try database.open(create: true)
         if database.db == nil { Terminal.note("index: \(database.location.path)") }
@@ -46,30 +60,42 @@ struct IndexCommand: AsyncParsableCommand {
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = 64
 
-        let display = ProgressDisplay(enabled: Terminal.stderrIsTerminal && !Terminal.quiet)
+        let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
+        let display = ProgressDisplay(enabled: showsProgress)
+        // For the status line's total and ETA only: count the image files beside the run.
+        let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
+            guard showsProgress else { return }
+            var count = 0
+            for _ in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
+                count += 1
+                if count % 1024 == 0 && Task.isCancelled { return }
+            }
+            display.setFilesInFolders(count)
+        }
+        defer { counting.cancel() }
         let task = Task { try await indexer.run(options) { display.update($0) } }
         let interrupts = InterruptHandler { count in
             if count == 1 {
-                display.clear()
+                display.stop()
                 Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
                 task.cancel()
             } else {
-                _exit(130)
+                _exit(ToolExit.interrupted)
             }
         }
         defer { interrupts.stop() }
         let report: FolderIndexer.Report
         do {
             report = try await task.value
-        } catch let error as TagIndexError {
-            display.clear()
+        } catch {
+            display.stop()
             Terminal.error("error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
-        display.clear()
+        display.stop()
         printSummary(report)
-        if report.interrupted { throw ExitCode(130) }
-        if report.summary.failed > 0 { throw ExitCode(2) }
+        if report.interrupted { throw ExitCode(ToolExit.interrupted) }
+        if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
     }
 
     private func printSummary(_ report: FolderIndexer.Report) {

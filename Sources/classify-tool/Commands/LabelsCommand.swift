@@ -1,39 +1,65 @@
 import ArgumentParser
 import Classify
 import Foundation
+import TagIndex
 
-/// `classify-tool labels [PATTERN]`: browse the taxonomy.
+/// `classify-tool labels [PATTERN]`: browse the taxonomy, with image counts from the index.
+///
+/// Usage: `classify-tool labels retriever --db photos.sqlite`
 struct LabelsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "labels",
-        abstract: "List the labels the classifier knows, with parents and synonyms.",
+        abstract: "List the labels the classifier knows, with parents, synonyms and image counts.",
         discussion: """
-            PATTERN matches identifiers, display names and synonyms (case-insensitive substring).
+            PATTERN matches identifiers, display names and synonyms (case-insensitive
+            substring; exact matches first). When an index exists, each label shows how
+            many indexed images carry it (itself or a label below it, at any stored
+            confidence: the images `classify-tool search LABEL` finds).
 
             Examples:
               classify-tool labels retriever
-              classify-tool labels --parents-only
+              classify-tool labels --used --db photos.sqlite
+              classify-tool labels --parents-only --format json
             """)
 
     @Argument(help: "Only labels matching this text.") var pattern: String?
     @Flag(help: "Only group labels (not the network's own classes).") var parentsOnly = false
-    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+    @Flag(help: "Only labels that indexed images carry, most frequent first.") var used = false
+    @Option(help: "Output format.") var format: DetailFormat = .table
+    @OptionGroup var database: DatabaseOptions
     @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var verbosity: VerbosityOptions
 
     func run() throws {
+        verbosity.apply()
         let taxonomy = try modelOptions.loadModel().labelSet.taxonomy
+        let counts = try imageCounts()
         let needle = pattern?.lowercased().replacingOccurrences(of: "_", with: " ")
-        let labels = taxonomy.labels.filter { label in
+        var labels = taxonomy.labels.filter { label in
             if parentsOnly && label.isLeaf { return false }
+            if used && counts?[label.identifier] == nil { return false }
             guard let needle else { return true }
-            return ([label.identifier.replacingOccurrences(of: "_", with: " "), label.displayName] + label.synonyms)
-                .contains { $0.lowercased().contains(needle) }
+            return Self.matchRank(label, needle) != nil
         }
-        if format == .json || format == .jsonl {
+        if let needle {
+            // Exact names first, then names with a word starting with the pattern, then the rest.
+            labels = labels.enumerated().sorted { left, right in
+                let (a, b) = (Self.matchRank(left.element, needle) ?? 4, Self.matchRank(right.element, needle) ?? 4)
+                return a != b ? a < b : left.offset < right.offset
+            }.map(\.element)
+        }
+        if used, let counts {
+            labels = labels.enumerated().sorted { left, right in
+                let (a, b) = (counts[left.element.identifier, default: 0], counts[right.element.identifier, default: 0])
+                return a != b ? a > b : left.offset < right.offset
+            }.map(\.element)
+        }
+        if format == .json {
             let objects = labels.map { label -> [String: Any] in
                 var object: [String: Any] = ["identifier": label.identifier, "displayName": label.displayName, "parents": label.parents,
                                              "synonyms": label.synonyms, "classes": taxonomy.classIndices(below: label.index).count]
                 if let wnid = label.wordNetID { object["wnid"] = wnid }
+                if let counts { object["images"] = counts[label.identifier, default: 0] }
                 return object
             }
             Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys]), as: UTF8.self))
@@ -41,10 +67,42 @@ struct LabelsCommand: ParsableCommand {
         }
         for label in labels {
             let classes = label.isLeaf ? "class" : "\(taxonomy.classIndices(below: label.index).count) classes"
-            Terminal.out("\(label.identifier)  (\(label.displayName); \(classes))")
+            let images = counts.map { counts in
+                let count = counts[label.identifier, default: 0]
+                return "; \(count) image\(count == 1 ? "" : "s")"
+            } ?? ""
+            Terminal.out("\(label.identifier)  (\(label.displayName); \(classes)\(images))")
             if !label.parents.isEmpty { Terminal.out("    parents: \(label.parents.joined(separator: ", "))") }
             Terminal.out("    synonyms: \(label.synonyms.joined(separator: ", "))")
         }
-        if labels.isEmpty { Terminal.error("no label matches '\(pattern ?? "")'") }
+        if labels.isEmpty { Terminal.note(used ? "no indexed image carries a label matching '\(pattern ?? "")'" : "no label matches '\(pattern ?? "")'") }
+    }
+
+    /// How well `label` matches `needle` (lowercase), best first: 0 its identifier or display name,
+    /// 1 a synonym, 2 a word of a name starting with it, 3 a substring; nil for no match.
+    static func matchRank(_ label: LabelTaxonomy.Label, _ needle: String) -> Int? {
+        let own = [label.identifier.replacingOccurrences(of: "_", with: " "), label.displayName.lowercased()]
+        let names = own + label.synonyms.map { $0.lowercased() }
+        if own.contains(needle) { return 0 }
+        if names.contains(needle) { return 1 }
+        let separators = CharacterSet.alphanumerics.inverted
+        if names.contains(where: { name in name.components(separatedBy: separators).contains { $0.hasPrefix(needle) } }) { return 2 }
+        if names.contains(where: { $0.contains(needle) }) { return 3 }
+        return nil
+    }
+
+    /// Images per label from the index: nil when there is no index (and `--db` was not given).
+    private func imageCounts() throws -> [String: Int]? {
+        guard database.db != nil || FileManager.default.fileExists(atPath: database.location.path) else {
+            if used {
+                Terminal.error("error: --used needs an index; none at \(database.location.path)")
+                throw ExitCode(ToolExit.failure)
+            }
+            Terminal.debug("no index at \(database.location.path): showing the taxonomy without image counts")
+            return nil
+        }
+        let index = try database.open(create: false)
+        Terminal.debug("image counts from \(database.location.path)")
+        return try index.labelImageCounts()
     }
 }

@@ -4,31 +4,36 @@ import Foundation
 import TagIndex
 
 /// `classify-tool search QUERY`: find indexed images by label.
+///
+/// Usage: `classify-tool search '(dog OR cat) -indoor' --under ~/Pictures --format json`
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Find indexed images by what is in them.",
         discussion: """
-            Terms are labels, their names or synonyms, and match everything below them: `dog` finds
-            golden retrievers. Quoted phrases, prefixes (retriev*), AND (implicit), OR, NOT or -term,
-            parentheses, and a per-term confidence (dog:0.6) work. Prints one path per line (pipe it
-            to other tools); --format json adds scores and labels.
+            Terms are labels, their names or synonyms, and match everything below
+            them: `dog` finds golden retrievers. Quoted phrases, prefixes (retriev*),
+            AND (implicit), OR, NOT or -term, parentheses, and a per-term confidence
+            (dog:0.6) work. An empty query matches every classified image. Prints one
+            path per line (pipe it to other tools); --format json adds scores, sizes
+            and labels. The result count goes to stderr.
 
             Examples:
               classify-tool search dog
-              classify-tool search '(dog OR cat) -indoor' --under ~/Pictures/2024 --filter high-precision
+              classify-tool search '(dog OR cat) -indoor' --under ~/Pictures/2024
               classify-tool search retriev* --format json --facets 10
+              classify-tool search dog --filter high-precision --sort date --limit 20
               classify-tool search --failed
             """)
 
     @Argument(help: "The query (words are joined with spaces).") var query: [String] = []
-    @Option(help: "Output format: paths or json.") var format: SearchFormat = .paths
+    @Option(help: "Output format.") var format: SearchFormat = .paths
     @Option(help: "Results per page.") var limit = 50
     @Option(help: "Page number, from 1.") var page = 1
-    @Option(help: "Order: confidence, path or date.") var sort: SearchSort = .confidence
+    @Option(help: "Result order.") var sort: SearchSort = .confidence
     @Option(help: "Also count the most frequent labels of the whole result set (0: none).") var facets = 0
     @Option(help: "Only labels with at least this confidence.") var minConfidence: Double?
-    @Option(help: "Calibrated filter: none, high-recall or high-precision.") var filter: FilterChoice = .none
+    @Option(help: "Keep labels by their calibrated per-label thresholds.") var filter: FilterChoice = .none
     @Option(help: "Keep a label where its curve reaches this precision.") var precision: Double?
     @Option(help: "Keep a label down to where its curve still has this recall.") var recall: Double?
     @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
@@ -47,6 +52,12 @@ struct SearchCommand: ParsableCommand {
     enum SearchFormat: String, ExpressibleByArgument, CaseIterable { case paths, json }
     enum SearchSort: String, ExpressibleByArgument, CaseIterable { case confidence, path, date }
 
+    /// Checks the options while parsing, so a bad value is a usage error (exit 1) with this command's usage.
+    func validate() throws {
+        var query = Query()
+        try apply(to: &query)
+    }
+
     func run() throws {
         verbosity.apply()
         let text = query.joined(separator: " ")
@@ -55,16 +66,16 @@ struct SearchCommand: ParsableCommand {
             parsed = try Query(parsing: text)
         } catch {
             Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         try apply(to: &parsed)
         let index = try database.open(create: false)
         let result: SearchPage
         do {
             result = try index.search(parsed)
-        } catch let error as TagIndexError {
+        } catch {
             Terminal.error("error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         switch format {
         case .paths:
@@ -113,7 +124,10 @@ struct SearchCommand: ParsableCommand {
         case .path: query.sort = .path
         case .date: query.sort = .date
         }
-        if let minConfidence { query.minimumConfidence = minConfidence }
+        if let minConfidence {
+            guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
+            query.minimumConfidence = minConfidence
+        }
         let calibrated = [filter != .none, precision != nil, recall != nil].filter { $0 }.count
         guard calibrated <= 1 else { throw ValidationError("use one of --filter, --precision and --recall") }
         switch filter {

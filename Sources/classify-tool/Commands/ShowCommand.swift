@@ -3,30 +3,38 @@ import Foundation
 import TagIndex
 
 /// `classify-tool show PATH`: what the index knows about one image.
+///
+/// Usage: `classify-tool show ~/Pictures/beach.jpg --format json`
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show what the index knows about one image.",
         discussion: """
-            Example:
+            Prints the size, dates, model, content hash and labels (or why the file
+            failed).
+
+            Examples:
               classify-tool show ~/Pictures/2024/beach.jpg
+              classify-tool show ~/Pictures/2024/beach.jpg --format json --top 5
             """)
 
     @Argument(help: "An indexed file.") var path: String
-    @Option(help: "Output format: table or json.") var format: OutputFormat = .table
+    @Option(help: "Output format.") var format: DetailFormat = .table
     @Option(help: "Show at most this many labels.") var top = 15
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verbosity: VerbosityOptions
 
     func run() throws {
+        verbosity.apply()
         let index = try database.open(create: false)
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let image = try index.image(atPath: absolute) else {
             Terminal.error("error: \(absolute) is not in the index; index its folder with: classify-tool index FOLDER")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
         let labels = try index.labels(forPath: absolute)
         let stamp = ISO8601DateFormatter()
-        if format == .json || format == .jsonl {
+        if format == .json {
             var object: [String: Any] = [
                 "path": image.path, "size": image.size, "modified": stamp.string(from: image.modificationTime),
                 "indexed": stamp.string(from: image.indexedAt), "hasFeaturePrint": image.hasFeaturePrint,

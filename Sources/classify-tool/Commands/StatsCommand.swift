@@ -3,19 +3,27 @@ import Foundation
 import TagIndex
 
 /// `classify-tool stats`: what the index holds.
+///
+/// Usage: `classify-tool stats --json`
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Show how many images, labels and failures the index holds.",
         discussion: """
-            Example:
-              classify-tool stats --db photos.sqlite
+            Prints the database location and size, images classified and failed,
+            labels in the taxonomy and in use, and the models that produced the index.
+
+            Examples:
+              classify-tool stats
+              classify-tool stats --db photos.sqlite --json
             """)
 
     @Flag(help: "Print one JSON object.") var json = false
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verbosity: VerbosityOptions
 
     func run() throws {
+        verbosity.apply()
         let index = try database.open(create: false)
         let statistics = try index.statistics()
         let models = try index.modelUsage()

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Classify
 
-/// `--filter` and `--min-confidence`, shared by `classify` and `search`.
+/// `--filter`, shared by `classify` and `search`.
+///
+/// Usage: `@Option var filter: FilterChoice = .none`
 enum FilterChoice: String, ExpressibleByArgument, CaseIterable {
     case none
     case highRecall = "high-recall"
@@ -17,6 +19,15 @@ enum FilterChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// `--format` for commands that print per-image results.
+///
+/// Usage: `@Option var format: OutputFormat = .table`
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table, json, jsonl, csv
+}
+
+/// `--format` for commands that print one record or one listing (`show`, `labels`).
+///
+/// Usage: `@Option var format: DetailFormat = .table`
+enum DetailFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json
 }

@@ -3,17 +3,28 @@ import Classify
 import Foundation
 
 /// `--model DIR`, shared by every command that runs the network.
+///
+/// Usage: `@OptionGroup var modelOptions: ModelOptions` then `let model = try modelOptions.loadModel()`
 struct ModelOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Model directory (default: the installed model, or $CLASSIFY_MODEL_DIR).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Model directory (default: $CLASSIFY_MODEL_DIR, else the installed model).", valueName: "dir"))
     var model: String?
 
+    /// The model from `--model`, `$CLASSIFY_MODEL_DIR`, the installed layout or the checkout (named with `--verbose`).
     func loadModel() throws -> ImageClassifierModel {
-        if let model { return try ImageClassifierModel(contentsOf: URL(fileURLWithPath: model, isDirectory: true)) }
-        return try ImageClassifierModel.shared()
+        let directory = try modelDirectory()
+        Terminal.debug("model: \(directory.standardizedFileURL.path)")
+        return try ImageClassifierModel.shared(directory: directory)
     }
 
+    /// The directory `loadModel` reads.
     func modelDirectory() throws -> URL {
         if let model { return URL(fileURLWithPath: model, isDirectory: true) }
+        // An override that points nowhere is a mistake to report, not a reason to fall back quietly.
+        if let override = ProcessInfo.processInfo.environment[ModelLocator.environmentVariable], !override.isEmpty,
+           !FileManager.default.fileExists(atPath: URL(fileURLWithPath: override).appending(path: "model.json").path) {
+            Terminal.error("error: \(ModelLocator.environmentVariable)=\(override) holds no model.json")
+            throw ExitCode(ToolExit.failure)
+        }
         return try ModelLocator.defaultModelDirectory()
     }
 }
