@@ -87,3 +87,15 @@ extension TagIndex {
         }
     }
 }
+
+extension TagIndex {
+    /// Whether any label has a precision/recall curve, i.e. whether calibrated filters can keep
+    /// anything in this index.
+    ///
+    /// ```swift
+    /// if try index.hasCalibration() { query.calibration = .highRecall }
+    /// ```
+    public func hasCalibration() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM label_curves)") ?? false }
+    }
+}

@@ -33,7 +33,7 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "Result order.") var sort: SearchSort = .confidence
     @Option(help: "Also count the most frequent labels of the whole result set (0: none).") var facets = 0
     @Option(help: "Only labels with at least this confidence.") var minConfidence: Double?
-    @Option(help: "Keep labels by their calibrated per-label thresholds.") var filter: FilterChoice = .none
+    @Option(help: ArgumentHelp("Keep labels by their calibrated per-label thresholds: high-recall (the default when the index has calibration curves), high-precision, or none (every stored label, down to confidence 0.01).", valueName: "filter")) var filter: FilterChoice?
     @Option(help: "Keep a label where its curve reaches this precision.") var precision: Double?
     @Option(help: "Keep a label down to where its curve still has this recall.") var recall: Double?
     @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
@@ -70,6 +70,12 @@ struct SearchCommand: ParsableCommand {
         }
         try apply(to: &parsed)
         let index = try database.open(create: false)
+        // Without any threshold, every label stored down to 0.01 would match (a tennis ball is a bit
+        // of a dog); the calibrated high-recall filter is the sensible default when curves exist.
+        if filter == nil, precision == nil, recall == nil, parsed.calibration == nil, parsed.minimumConfidence == nil,
+            !failed, try index.hasCalibration() {
+            parsed.calibration = .highRecall
+        }
         let result: SearchPage
         do {
             result = try index.search(parsed)
@@ -128,12 +134,12 @@ struct SearchCommand: ParsableCommand {
             guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
             query.minimumConfidence = minConfidence
         }
-        let calibrated = [filter != .none, precision != nil, recall != nil].filter { $0 }.count
+        let calibrated = [filter != nil, precision != nil, recall != nil].filter { $0 }.count
         guard calibrated <= 1 else { throw ValidationError("use one of --filter, --precision and --recall") }
         switch filter {
         case .highRecall: query.calibration = .highRecall
         case .highPrecision: query.calibration = .highPrecision
-        case .none: break
+        case .some(.none), nil: break
         }
         if let precision { query.calibration = .minimumRecall(0, forPrecision: precision) }
         if let recall { query.calibration = .minimumPrecision(0, forRecall: recall) }
