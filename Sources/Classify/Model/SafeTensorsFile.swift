@@ -80,9 +80,16 @@ struct SafeTensorsFile: Sendable {
         let start = dataStart + entry.byteRange.lowerBound
         return bytes.withBytes { raw in
             [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-                for index in 0..<count {
-                    let bits = raw.loadUnaligned(fromByteOffset: start + index * 4, as: UInt32.self)
-                    buffer[index] = Float(bitPattern: UInt32(littleEndian: bits))
+                guard count > 0, let destination = buffer.baseAddress else { initialized = 0; return }
+                if UInt32(littleEndian: 1) == 1 {
+                    // The file's little-endian floats are the host's own: one bulk copy (the data
+                    // may sit at any byte offset, so it is copied as bytes, never loaded as Float).
+                    UnsafeMutableRawPointer(destination).copyMemory(from: raw.baseAddress! + start, byteCount: count * 4)
+                } else {
+                    for index in 0..<count {
+                        let bits = raw.loadUnaligned(fromByteOffset: start + index * 4, as: UInt32.self)
+                        destination[index] = Float(bitPattern: UInt32(littleEndian: bits))
+                    }
                 }
                 initialized = count
             }
