@@ -6,13 +6,18 @@
 // Depthwise convolution, NHWC, vectorized over channels (8 per vector). Weights are packed
 // [kernel_h][kernel_w][channels], so the weight vector of one tap is contiguous like the input.
 //
-// For each output row the columns split into an interior, where every tap of the window lies
-// inside the input horizontally, and the borders. In the interior a tile of 4 output pixels x 16
-// channels keeps 8 accumulators in registers; the common shapes (3x3 and 5x5, stride 1 and 2) are
-// compiled with the kernel size and stride as constants, so the kx loop unrolls and, for stride 1,
-// an input vector loaded for one pixel of the tile is reused for its neighbours. Rows of the
-// window outside the input are skipped by bounding the ky loop. Border pixels go one at a time,
-// checking each tap. Bias starts the accumulators and the clamp happens in the store.
+// Output rows are cut into tiles of 4 pixels x 16 channels: 8 accumulators in registers. The
+// common shapes (3x3 and 5x5, stride 1 and 2) are compiled with the kernel size and stride as
+// constants, so the kx loop unrolls and, for stride 1, an input vector loaded for one pixel of
+// the tile is reused for its neighbours. Tiles whose window stays inside the input horizontally
+// take no checks. Rows of the window outside the input are skipped by bounding the ky loop.
+// Channels past the last multiple of 8 (and maps narrower than 4) go pixel by pixel with every
+// tap checked. Bias starts the accumulators; the clamp happens in the store. How borders and
+// channel blocks are ordered differs for 3x3 and 5x5 windows (see dw_rows).
+
+#ifndef DW_GROUP_BYTES
+#define DW_GROUP_BYTES (16 * 1024)
+#endif
 
 typedef struct {
     const float *input, *weights, *bias;
@@ -96,6 +101,43 @@ CLS_INLINE void dw_tile(const dw_job *j, const int KW, const int S, const int T,
         for (int v = 0; v < V; v++) V8_STORE(out + (size_t)t * C + 8 * v, V8_CLAMP(acc[t][v], lo, hi));
 }
 
+// Like dw_tile but for tiles touching the left or right border, so small maps (7x7, 14x14, where
+// most pixels are near a border) still get 4-pixel tiles with independent accumulators. Which
+// (pixel, kx) taps fall inside the input depends only on the column, so it is worked out once per
+// tile as a bit mask; the per-tap test is then a well-predicted branch, the same for every row
+// of the window and every channel block.
+CLS_INLINE void dw_tile_checked(const dw_job *j, const int KW, const int S, const int V, int oy, int ox, int c,
+                                int ky_lo, int ky_hi) {
+    const int C = j->channels, T = 4;
+    const int iy0 = oy * S - j->pad_top, ix0 = ox * S - j->pad_left;
+    unsigned valid = 0;
+    for (int t = 0; t < T; t++)
+        for (int kx = 0; kx < KW; kx++) {
+            int ix = ix0 + t * S + kx;
+            if (ix >= 0 && ix < j->in_w) valid |= 1u << (t * KW + kx);
+        }
+    v8 acc[4][2];
+    for (int t = 0; t < T; t++)
+        for (int v = 0; v < V; v++) acc[t][v] = V8_LOAD(j->bias + c + 8 * v);
+    for (int ky = ky_lo; ky < ky_hi; ky++) {
+        const float *in = j->input + ((size_t)(iy0 + ky) * j->in_w + ix0) * C + c;
+        const float *w = j->weights + (size_t)(ky * KW) * C + c;
+#pragma clang loop unroll(full)
+        for (int kx = 0; kx < KW; kx++) {
+            for (int v = 0; v < V; v++) {
+                v8 wv = V8_LOAD(w + (size_t)kx * C + 8 * v);
+                for (int t = 0; t < T; t++)
+                    if (valid & (1u << (t * KW + kx)))
+                        acc[t][v] += V8_LOAD(in + (ptrdiff_t)(t * S + kx) * C + 8 * v) * wv;
+            }
+        }
+    }
+    const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper);
+    float *out = j->output + ((size_t)oy * j->out_w + ox) * C + c;
+    for (int t = 0; t < T; t++)
+        for (int v = 0; v < V; v++) V8_STORE(out + (size_t)t * C + 8 * v, V8_CLAMP(acc[t][v], lo, hi));
+}
+
 CLS_INLINE void dw_rows(const dw_job *j, const int KW, const int S, int oy0, int oy1, int c0, int c1) {
     const int KH = j->kernel_h;
     // Interior columns: ox*S - pad_left >= 0 and ox*S - pad_left + KW - 1 < in_w.
@@ -106,25 +148,63 @@ CLS_INLINE void dw_rows(const dw_job *j, const int KW, const int S, int oy0, int
     if (x_hi < x_lo) x_hi = x_lo;
     // Channels handled by the tiles: whole vectors only; the rest goes through dw_pixel.
     const int c_vec_end = c0 + (c1 - c0) / 8 * 8;
-    for (int oy = oy0; oy < oy1; oy++) {
-        const int iy0 = oy * S - j->pad_top;
-        const int ky_lo = iy0 < 0 ? -iy0 : 0, ky_hi = j->in_h - iy0 < KH ? j->in_h - iy0 : KH;
-        for (int ox = 0; ox < x_lo; ox++) dw_pixel(j, oy, ox, c0, c1);
-        for (int ox = x_hi; ox < j->out_w; ox++) dw_pixel(j, oy, ox, c0, c1);
-        int ox = x_lo;
-        for (; ox + 4 <= x_hi; ox += 4) {
-            int c = c0;
-            for (; c + 16 <= c_vec_end; c += 16) dw_tile(j, KW, S, 4, 2, oy, ox, c, ky_lo, ky_hi);
-            for (; c + 8 <= c_vec_end; c += 8) dw_tile(j, KW, S, 4, 1, oy, ox, c, ky_lo, ky_hi);
-        }
-        for (; ox < x_hi; ox++) {
-            int c = c0;
-            for (; c + 16 <= c_vec_end; c += 16) dw_tile(j, KW, S, 1, 2, oy, ox, c, ky_lo, ky_hi);
-            for (; c + 8 <= c_vec_end; c += 8) dw_tile(j, KW, S, 1, 1, oy, ox, c, ky_lo, ky_hi);
-        }
-        if (c_vec_end < c1)
-            for (int x = x_lo; x < x_hi; x++) dw_pixel(j, oy, x, c_vec_end, c1);
+    if (j->out_w < 4) {
+        for (int oy = oy0; oy < oy1; oy++)
+            for (int ox = 0; ox < j->out_w; ox++) dw_pixel(j, oy, ox, c0, c1);
+        return;
     }
+    // 5x5 windows: channels go in groups small enough that the input rows under the window, for
+    // the group's channels, stay in L1 while the group sweeps the map (KH rows x in_w pixels x
+    // group floats within DW_GROUP_BYTES); with all channels at once, the 14x14 and 7x7 maps with
+    // 480-1152 channels would stream the window rows and all 25 weight vectors per channel from
+    // L2 for every tile. Border tiles skip the taps outside (dw_tile_checked), and the last tile of
+    // a row moves left to end at the row's end, recomputing a few pixels instead of running
+    // 1-pixel tiles. 3x3 windows reuse less, so they sweep all channels per tile (contiguous,
+    // prefetcher-friendly), with 1-pixel tiles for the rest of the interior and dw_pixel for the
+    // one border column on each side; measured faster for them.
+    int group = c_vec_end - c0;
+    if (KW >= 5) {
+        group = (int)(DW_GROUP_BYTES / ((size_t)KH * j->in_w * sizeof(float))) / 16 * 16;
+        if (group < 16) group = 16;
+    }
+    for (int g0 = c0; g0 < c_vec_end; g0 += group) {
+        const int g1 = g0 + group < c_vec_end ? g0 + group : c_vec_end;
+        for (int oy = oy0; oy < oy1; oy++) {
+            const int iy0 = oy * S - j->pad_top;
+            const int ky_lo = iy0 < 0 ? -iy0 : 0, ky_hi = j->in_h - iy0 < KH ? j->in_h - iy0 : KH;
+            if (KW >= 5) {
+                for (int start = 0; start < j->out_w; start += 4) {
+                    const int ox = start + 4 <= j->out_w ? start : j->out_w - 4;
+                    const int interior = ox >= x_lo && ox + 4 <= x_hi;
+                    int c = g0;
+                    if (interior) {
+                        for (; c + 16 <= g1; c += 16) dw_tile(j, KW, S, 4, 2, oy, ox, c, ky_lo, ky_hi);
+                        for (; c + 8 <= g1; c += 8) dw_tile(j, KW, S, 4, 1, oy, ox, c, ky_lo, ky_hi);
+                    } else {
+                        for (; c + 16 <= g1; c += 16) dw_tile_checked(j, KW, S, 2, oy, ox, c, ky_lo, ky_hi);
+                        for (; c + 8 <= g1; c += 8) dw_tile_checked(j, KW, S, 1, oy, ox, c, ky_lo, ky_hi);
+                    }
+                }
+            } else {
+                for (int ox = 0; ox < x_lo; ox++) dw_pixel(j, oy, ox, g0, g1);
+                for (int ox = x_hi; ox < j->out_w; ox++) dw_pixel(j, oy, ox, g0, g1);
+                int ox = x_lo;
+                for (; ox + 4 <= x_hi; ox += 4) {
+                    int c = g0;
+                    for (; c + 16 <= g1; c += 16) dw_tile(j, KW, S, 4, 2, oy, ox, c, ky_lo, ky_hi);
+                    for (; c + 8 <= g1; c += 8) dw_tile(j, KW, S, 4, 1, oy, ox, c, ky_lo, ky_hi);
+                }
+                for (; ox < x_hi; ox++) {
+                    int c = g0;
+                    for (; c + 16 <= g1; c += 16) dw_tile(j, KW, S, 1, 2, oy, ox, c, ky_lo, ky_hi);
+                    for (; c + 8 <= g1; c += 8) dw_tile(j, KW, S, 1, 1, oy, ox, c, ky_lo, ky_hi);
+                }
+            }
+        }
+    }
+    if (c_vec_end < c1)
+        for (int oy = oy0; oy < oy1; oy++)
+            for (int ox = 0; ox < j->out_w; ox++) dw_pixel(j, oy, ox, c_vec_end, c1);
 }
 
 CLS_INLINE void dw_task_body(const dw_job *j, int task) {

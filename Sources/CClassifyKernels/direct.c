@@ -87,12 +87,54 @@ CLS_INLINE void direct_tile(const direct_job *j, const int P, const int V, int o
     }
 }
 
+// Two pixels whose windows lie inside the input horizontally, 32 output channels: one window row
+// is KW * CIN consecutive floats of the input and KW * CIN consecutive rows of the packed weights,
+// so no per-tap checks. KW and CIN are constants for the stem (3x3 on RGB), so the loop unrolls.
+CLS_INLINE void direct_tile_interior(const direct_job *j, const int KW, const int CIN, int oy, int ox, int o) {
+    const int OP = j->out_padded, RUN = KW * CIN;
+    v8 acc[2][4];
+    for (int v = 0; v < 4; v++) acc[0][v] = acc[1][v] = V8_LOAD(j->bias + o + 8 * v);
+    const int iy0 = oy * j->stride_h - j->pad_top;
+    const int ky_lo = iy0 < 0 ? -iy0 : 0, ky_hi = j->in_h - iy0 < j->kernel_h ? j->in_h - iy0 : j->kernel_h;
+    const int ix0 = ox * j->stride_w - j->pad_left, ix1 = ix0 + j->stride_w;
+    for (int ky = ky_lo; ky < ky_hi; ky++) {
+        const float *row = j->input + (size_t)(iy0 + ky) * j->in_w * CIN;
+        const float *p0 = row + (size_t)ix0 * CIN, *p1 = row + (size_t)ix1 * CIN;
+        const float *w = j->weights + (size_t)ky * RUN * OP + o;
+        for (int q = 0; q < RUN; q++, w += OP) {
+            v8 x0 = V8_SPLAT(p0[q]), x1 = V8_SPLAT(p1[q]);
+            for (int v = 0; v < 4; v++) {
+                v8 wv = V8_LOAD(w + 8 * v);
+                acc[0][v] += x0 * wv;
+                acc[1][v] += x1 * wv;
+            }
+        }
+    }
+    const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper);
+    float *out = j->output + ((size_t)oy * j->out_w + ox) * j->out_channels + o;
+    for (int v = 0; v < 4; v++) {
+        V8_STORE(out + 8 * v, V8_CLAMP(acc[0][v], lo, hi));
+        V8_STORE(out + j->out_channels + 8 * v, V8_CLAMP(acc[1][v], lo, hi));
+    }
+}
+
 CLS_INLINE void direct_task_body(const direct_job *j, int task) {
     int oy0 = j->out_h * task / j->tasks, oy1 = j->out_h * (task + 1) / j->tasks;
+    // Pixel pairs (ox, ox + 1) whose windows are inside horizontally: ox*sw - pl >= 0 and
+    // (ox+1)*sw - pl + kw - 1 < in_w. Only whole 32-channel blocks take the interior path.
+    const int x_lo = (j->pad_left + j->stride_w - 1) / j->stride_w;
+    const int blocks32 = j->out_channels / 32 * 32;
     for (int oy = oy0; oy < oy1; oy++) {
         int ox = 0;
         for (; ox + 2 <= j->out_w; ox += 2) {
             int o = 0;
+            const int inside = ox >= x_lo && (ox + 1) * j->stride_w - j->pad_left + j->kernel_w <= j->in_w;
+            if (inside) {
+                if (j->kernel_w == 3 && j->in_channels == 3)
+                    for (; o < blocks32; o += 32) direct_tile_interior(j, 3, 3, oy, ox, o);
+                else
+                    for (; o < blocks32; o += 32) direct_tile_interior(j, j->kernel_w, j->in_channels, oy, ox, o);
+            }
             for (; o + 32 <= j->out_padded; o += 32) direct_tile(j, 2, 4, oy, ox, o);
             for (; o < j->out_padded; o += 8) direct_tile(j, 2, 1, oy, ox, o);
         }
