@@ -19,6 +19,10 @@
 // channels) and along the panels when B is (7x7 and 14x14 maps with many channels), so neither
 // thread re-reads much of the other's data.
 
+#ifndef GEMM_PREFETCH_LOCALITY
+#define GEMM_PREFETCH_LOCALITY 1
+#endif
+
 enum { PANEL = 16, TILE_M = 6, L2_CHUNK_BYTES = 96 * 1024 };
 
 size_t cls_gemm_packed_count(size_t k, size_t n) { return (n + PANEL - 1) / PANEL * PANEL * k; }
@@ -50,7 +54,7 @@ typedef struct {
 
 // One tile: `mr` (1...6) rows starting at a, one panel, `nr` (1...16) valid columns.
 CLS_INLINE void gemm_tile(const int mr, const gemm_job *g, const float *a, const float *panel, const float *bias,
-                          int nr, float *c, const float *residual) {
+                          int nr, float *c, const float *residual, const char *prefetch, size_t prefetch_lines) {
     const size_t k = g->k, lda = g->lda, ldc = g->ldc;
     float bias_tail[PANEL];
     if (nr < PANEL) {
@@ -82,6 +86,8 @@ CLS_INLINE void gemm_tile(const int mr, const gemm_job *g, const float *a, const
         acc[0][1] += (e1 + f1) + h1;
     }
     for (; i < k; i++, b += PANEL) {
+        // One line of the next panel every 8 steps, spread out so the misses overlap the FMAs.
+        if ((i & 7) == 0 && (i >> 3) < prefetch_lines) __builtin_prefetch(prefetch + (i >> 3) * 64, 0, GEMM_PREFETCH_LOCALITY);
         v8 b0 = V8_LOAD(b), b1 = V8_LOAD(b + 8);
         for (int r = 0; r < TILE_M; r++) {
             if (r < mr) {
@@ -122,6 +128,47 @@ CLS_INLINE void gemm_tile(const int mr, const gemm_job *g, const float *a, const
     }
 }
 
+// The last panel when at most 8 of its 16 columns are real (n = 24, 40: n mod 16 == 8): a
+// 6x16 tile would spend half its FMAs on zero padding, so this tile covers up to 12 rows x 8
+// columns instead, again 12 accumulators, with one weight vector and 12 broadcasts per k.
+CLS_INLINE void gemm_tile_narrow(const int mr, const gemm_job *g, const float *a, const float *panel,
+                                 const float *bias, int nr, float *c, const float *residual) {
+    enum { ROWS = 2 * TILE_M };
+    const size_t k = g->k, lda = g->lda, ldc = g->ldc;
+    float bias_tail[8];
+    for (int q = 0; q < 8; q++) bias_tail[q] = q < nr && bias ? bias[q] : 0.0f;
+    const v8 bias0 = V8_LOAD(bias_tail);
+    v8 acc[ROWS];
+    const float *row[ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        if (r < mr) acc[r] = bias0;
+        row[r] = a + (size_t)(r < mr ? r : 0) * lda;
+    }
+    const float *b = panel;
+    for (size_t i = 0; i < k; i++, b += PANEL) {
+        v8 b0 = V8_LOAD(b);
+        for (int r = 0; r < ROWS; r++)
+            if (r < mr) acc[r] += V8_SPLAT(row[r][i]) * b0;
+    }
+    const v8 lo = V8_SPLAT(g->lower), hi = V8_SPLAT(g->upper);
+    for (int r = 0; r < ROWS; r++) {
+        if (r >= mr) continue;
+        float tile[8];
+        V8_STORE(tile, V8_CLAMP(acc[r], lo, hi));
+        float *out = c + (size_t)r * ldc;
+        const float *res = residual ? residual + (size_t)r * ldc : 0;
+        for (int j = 0; j < nr; j++) {
+            float v = tile[j];
+            if (res) {
+                v += res[j];
+                v = v < g->residual_lower ? g->residual_lower : v;
+                v = v > g->residual_upper ? g->residual_upper : v;
+            }
+            out[j] = v;
+        }
+    }
+}
+
 CLS_INLINE void gemm_rect(const gemm_job *g, size_t block_begin, size_t block_end, size_t panel_begin,
                           size_t panel_end) {
     size_t chunk_blocks = L2_CHUNK_BYTES / (g->k * sizeof(float) * TILE_M);
@@ -133,7 +180,39 @@ CLS_INLINE void gemm_rect(const gemm_job *g, size_t block_begin, size_t block_en
             size_t column = p * PANEL;
             int nr = g->n - column < PANEL ? (int)(g->n - column) : PANEL;
             const float *bias = g->bias ? g->bias + column : 0;
+            if (nr <= 8) {
+                for (size_t blk = chunk; blk < chunk_end; blk += 2) {
+                    size_t last = blk + 2 < chunk_end ? blk + 2 : chunk_end;
+                    size_t r0 = g->m * blk / g->row_blocks;
+                    int mr = (int)(g->m * last / g->row_blocks - r0);
+                    const float *a = g->a + r0 * g->lda;
+                    float *c = g->c + r0 * g->ldc + column;
+                    const float *res = g->residual ? g->residual + r0 * g->ldc + column : 0;
+                    switch (mr) {
+                    case 12: gemm_tile_narrow(12, g, a, panel, bias, nr, c, res); break;
+                    case 11: gemm_tile_narrow(11, g, a, panel, bias, nr, c, res); break;
+                    case 10: gemm_tile_narrow(10, g, a, panel, bias, nr, c, res); break;
+                    case 9: gemm_tile_narrow(9, g, a, panel, bias, nr, c, res); break;
+                    case 8: gemm_tile_narrow(8, g, a, panel, bias, nr, c, res); break;
+                    case 7: gemm_tile_narrow(7, g, a, panel, bias, nr, c, res); break;
+                    default: gemm_tile(mr, g, a, panel, bias, nr, c, res, 0, 0); break;
+                    }
+                }
+                continue;
+            }
+            // The weights stream from memory once per inference (18 MB for the whole network, far
+            // more than L2), and the 7x7 layers use each panel for only 9 tiles; so every tile of
+            // this panel asks for its share of the next panel's lines ahead of time.
+            const char *next = p + 1 < panel_end ? (const char *)(panel + g->k * PANEL) : 0;
+            const size_t blocks = chunk_end - chunk;
             for (size_t blk = chunk; blk < chunk_end; blk++) {
+                const char *prefetch = 0;
+                size_t prefetch_lines = 0;
+                if (next) {
+                    size_t bi = blk - chunk, l0 = g->k * bi / blocks, l1 = g->k * (bi + 1) / blocks;
+                    prefetch = next + l0 * 64;
+                    prefetch_lines = l1 - l0;
+                }
                 // Rows are spread evenly over the row blocks (49 = 4 x 6 + 5 x 5, not 8 x 6 + 1):
                 // a 5-row tile runs at 5/6 of the speed of a full one, a 1-row tile at 1/4.
                 size_t r0 = g->m * blk / g->row_blocks;
@@ -142,12 +221,12 @@ CLS_INLINE void gemm_rect(const gemm_job *g, size_t block_begin, size_t block_en
                 float *c = g->c + r0 * g->ldc + column;
                 const float *res = g->residual ? g->residual + r0 * g->ldc + column : 0;
                 switch (mr) {
-                case 6: gemm_tile(6, g, a, panel, bias, nr, c, res); break;
-                case 5: gemm_tile(5, g, a, panel, bias, nr, c, res); break;
-                case 4: gemm_tile(4, g, a, panel, bias, nr, c, res); break;
-                case 3: gemm_tile(3, g, a, panel, bias, nr, c, res); break;
-                case 2: gemm_tile(2, g, a, panel, bias, nr, c, res); break;
-                default: gemm_tile(1, g, a, panel, bias, nr, c, res); break;
+                case 6: gemm_tile(6, g, a, panel, bias, nr, c, res, prefetch, prefetch_lines); break;
+                case 5: gemm_tile(5, g, a, panel, bias, nr, c, res, prefetch, prefetch_lines); break;
+                case 4: gemm_tile(4, g, a, panel, bias, nr, c, res, prefetch, prefetch_lines); break;
+                case 3: gemm_tile(3, g, a, panel, bias, nr, c, res, prefetch, prefetch_lines); break;
+                case 2: gemm_tile(2, g, a, panel, bias, nr, c, res, prefetch, prefetch_lines); break;
+                default: gemm_tile(1, g, a, panel, bias, nr, c, res, prefetch, prefetch_lines); break;
                 }
             }
         }

@@ -32,6 +32,9 @@ static pthread_mutex_t sleep_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sleep_cond = PTHREAD_COND_INITIALIZER;
 
 static _Atomic int configured_threads = 1;
+// Set while this thread runs a task: a kernel called from inside a task (a fused op running
+// smaller kernels per band) then plans for one thread instead of splitting work again.
+static _Thread_local int inside_task = 0;
 static int worker_count = 0;
 static pthread_t workers[MAX_THREADS];
 
@@ -74,7 +77,9 @@ static void work_on(uint64_t word) {
         // On failure the CAS reloads `word`; the loop then re-checks generation and tasks left.
         if (atomic_compare_exchange_weak_explicit(&job_word, &word, word + 1, memory_order_acquire,
                                                   memory_order_acquire)) {
+            inside_task = 1;
             fn(context, WORD_NEXT(word));
+            inside_task = 0;
             atomic_fetch_add_explicit(&job_done, 1, memory_order_release);
             word += 1;
         }
@@ -141,19 +146,26 @@ void cls_threads_configure(int count) {
 
 int cls_threads_count(void) { return atomic_load_explicit(&configured_threads, memory_order_relaxed); }
 
-int cls_parallel_thread_count(void) { return cls_threads_count(); }
+int cls_parallel_thread_count(void) { return inside_task ? 1 : cls_threads_count(); }
+
+static void run_serially(cls_task_fn fn, void *context, int tasks) {
+    int outer = inside_task;
+    inside_task = 1;
+    for (int t = 0; t < tasks; t++) fn(context, t);
+    inside_task = outer;
+}
 
 void cls_parallel_run(cls_task_fn fn, void *context, int tasks) {
     if (tasks <= 0) return;
     // Serial when there is nothing to share, or when another inference (or an enclosing parallel
     // region) holds the workers: never block behind it.
-    if (tasks == 1 || cls_threads_count() == 1 || tasks > 0xFFFF || pthread_mutex_trylock(&run_lock) != 0) {
-        for (int t = 0; t < tasks; t++) fn(context, t);
+    if (tasks == 1 || inside_task || cls_threads_count() == 1 || tasks > 0xFFFF || pthread_mutex_trylock(&run_lock) != 0) {
+        run_serially(fn, context, tasks);
         return;
     }
     if (worker_count == 0) {
         pthread_mutex_unlock(&run_lock);
-        for (int t = 0; t < tasks; t++) fn(context, t);
+        run_serially(fn, context, tasks);
         return;
     }
     uint64_t old = atomic_load(&job_word);

@@ -63,4 +63,18 @@ void cls_direct_conv2d(const float *input, int in_h, int in_w, int in_channels, 
                        int pad_left, float *output, int out_h, int out_w, int out_channels, float lower,
                        float upper);
 
+/// Floats of scratch one pipeline of cls_pointwise_depthwise needs: the expanded rows under one
+/// band of band_rows output rows.
+size_t cls_pointwise_depthwise_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows);
+/// A pointwise convolution (in_c -> mid_c, packed as for cls_gemm_packed, clamp pw_lower/upper)
+/// followed by a depthwise one (as cls_depthwise_conv2d, clamp dw_lower/upper), computed in
+/// bands of band_rows output rows so the expanded map only ever exists a few rows at a time in
+/// scratch. With n threads configured, up to n pipelines run, as many as fit in scratch_floats
+/// (one needs cls_pointwise_depthwise_scratch floats). Same result as running the two in turn.
+void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
+                             const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
+                             const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
+                             int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper, float *output,
+                             int out_h, int out_w, int band_rows, float *scratch, size_t scratch_floats);
+
 #endif

@@ -66,18 +66,29 @@ struct SafeTensorsFile: Sendable {
         self.metadata = metadata
     }
 
+    /// Calls `body` with the tensor's values (checked like `floats`), read in place from the
+    /// mapping when the host is little-endian and the data is 4-byte aligned (always, for files
+    /// `Scripts/convert-model` writes), else from a copy. Model loading packs weights straight
+    /// from here, so the 18 MB of weights are not first copied into arrays.
+    func withFloats<Result>(
+        _ name: String, shape: [Int], _ body: (UnsafeBufferPointer<Float>) throws(ModelLoadingError) -> Result
+    ) throws(ModelLoadingError) -> Result {
+        let start = try checkedStart(name, shape: shape)
+        let count = shape.reduce(1, *)
+        let direct: UnsafeBufferPointer<Float>? = bytes.withBytes { raw in
+            guard UInt32(littleEndian: 1) == 1, let base = raw.baseAddress, (Int(bitPattern: base) + start) % 4 == 0 else { return nil }
+            // The mapping lives as long as `bytes`, which `self` holds for the whole call.
+            return UnsafeBufferPointer(start: (base + start).assumingMemoryBound(to: Float.self), count: count)
+        }
+        if let direct { return try body(direct) }
+        let copy = try floats(name, shape: shape)
+        return try copy.withUnsafeBufferPointer { buffer throws(ModelLoadingError) in try body(buffer) }
+    }
+
     /// The tensor's values, after checking that it exists, is `F32` and has exactly `shape`.
     func floats(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Float] {
-        guard let entry = entries[name] else { throw .missingTensor(file: fileName, tensor: name) }
-        guard entry.dtype == "F32" else {
-            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); only F32 is supported")
-        }
-        guard entry.shape == shape else { throw .shapeMismatch(file: fileName, tensor: name, expected: shape, found: entry.shape) }
+        let start = try checkedStart(name, shape: shape)
         let count = shape.reduce(1, *)
-        guard entry.byteRange.count == count * MemoryLayout<Float>.size else {
-            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) floats")
-        }
-        let start = dataStart + entry.byteRange.lowerBound
         return bytes.withBytes { raw in
             [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
                 guard count > 0, let destination = buffer.baseAddress else { initialized = 0; return }
@@ -94,5 +105,20 @@ struct SafeTensorsFile: Sendable {
                 initialized = count
             }
         }
+    }
+
+    /// Byte offset of the tensor's data in the file, after checking that it exists, is `F32`,
+    /// has exactly `shape` and holds as many bytes as that shape needs.
+    private func checkedStart(_ name: String, shape: [Int]) throws(ModelLoadingError) -> Int {
+        guard let entry = entries[name] else { throw .missingTensor(file: fileName, tensor: name) }
+        guard entry.dtype == "F32" else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); only F32 is supported")
+        }
+        guard entry.shape == shape else { throw .shapeMismatch(file: fileName, tensor: name, expected: shape, found: entry.shape) }
+        let count = shape.reduce(1, *)
+        guard entry.byteRange.count == count * MemoryLayout<Float>.size else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) floats")
+        }
+        return dataStart + entry.byteRange.lowerBound
     }
 }

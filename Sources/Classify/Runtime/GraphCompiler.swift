@@ -8,11 +8,14 @@ enum GraphCompiler {
         FullyConnectedOperation.self, SoftmaxOperation.self,
     ]}
 
-    /// - Parameter fuseResiduals: fold each residual `Add` into the pointwise convolution that
-    ///   produces one of its operands (see `fuseResidualAdds`); off only to test the fusion.
+    /// - Parameters:
+    ///   - fuseResiduals: fold each residual `Add` into the pointwise convolution that produces one
+    ///     of its operands (see `fuseResidualAdds`); off only to test the fusion.
+    ///   - fuseExpandDepthwise: run a large pointwise expansion and the depthwise convolution
+    ///     reading it as one banded op (see `fuseExpandDepthwise`); off only to test the fusion.
     static func compile(
         _ description: ModelDescription, weights: SafeTensorsFile, descriptionFile: String = "model.json",
-        fuseResiduals: Bool = true
+        fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true
     ) throws(ModelLoadingError) -> CompiledGraph {
         let contract = description.input
         guard contract.layout == "NHWC" else {
@@ -39,6 +42,7 @@ enum GraphCompiler {
 
         let graphOutputs = Set([description.outputs.logits, description.outputs.probabilities, description.outputs.features].compactMap(context.valueID))
         if fuseResiduals { operations = fuseResidualAdds(operations, valueCount: context.names.count, keep: graphOutputs) }
+        if fuseExpandDepthwise { operations = Self.fuseExpandDepthwise(operations, valueCount: context.names.count, keep: graphOutputs) }
 
         let valueCount = context.names.count
         var firstUse = Array(repeating: -1, count: valueCount)
@@ -78,6 +82,28 @@ extension GraphCompiler {
             result.append(operation)
         }
         return result
+    }
+
+    /// Replaces each pointwise convolution whose output (larger than L2) is read only by a
+    /// depthwise convolution with one `PointwiseDepthwiseOperation` at the depthwise op's place.
+    static func fuseExpandDepthwise(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
+        var readers = [Int](repeating: 0, count: valueCount)
+        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        var producer: [ValueID: Int] = [:]
+        for (index, operation) in operations.enumerated() { producer[operation.output] = index }
+        var removed = Set<Int>()
+        var result = operations
+        for (index, operation) in operations.enumerated() {
+            guard let depthwise = operation as? Conv2DOperation, depthwise.strategy == .depthwise,
+                let middle = depthwise.inputs.first, readers[middle] == 1, !keep.contains(middle),
+                let expandIndex = producer[middle], let expand = operations[expandIndex] as? Conv2DOperation,
+                expand.outputShape.elementCount * MemoryLayout<Float>.size > PointwiseDepthwiseOperation.minimumExpandedBytes,
+                let fused = PointwiseDepthwiseOperation(expand: expand, depthwise: depthwise)
+            else { continue }
+            result[index] = fused
+            removed.insert(expandIndex)
+        }
+        return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
     private static func fuse(
@@ -156,5 +182,13 @@ struct GraphBuildContext {
 
     func tensor(_ name: String?, _ attribute: String, shape: [Int], of node: ModelDescription.Node) throws(ModelLoadingError) -> [Float] {
         try weights.floats(required(name, attribute, of: node), shape: shape)
+    }
+
+    /// The tensor's values in place (no copy; see `SafeTensorsFile.withFloats`), for packing.
+    func withTensor<Result>(
+        _ name: String?, _ attribute: String, shape: [Int], of node: ModelDescription.Node,
+        _ body: (UnsafeBufferPointer<Float>) throws(ModelLoadingError) -> Result
+    ) throws(ModelLoadingError) -> Result {
+        try weights.withFloats(required(name, attribute, of: node), shape: shape, body)
     }
 }

@@ -134,6 +134,60 @@ struct KernelTests {
         #expect(maximumAbsoluteDifference(output, expected) < tolerance)
     }
 
+    struct ExpandDepthwiseCase: CustomTestStringConvertible, Sendable {
+        var height: Int, width: Int, inChannels: Int, midChannels: Int, kernel: Int, stride: Int, bandBytes: Int, seed: UInt64
+        var testDescription: String {
+            "\(height)x\(width)x\(inChannels)->\(midChannels) dw k\(kernel) s\(stride) band \(bandBytes)B seed \(seed)"
+        }
+    }
+
+    static let expandDepthwiseCases: [ExpandDepthwiseCase] = [
+        .init(height: 13, width: 7, inChannels: 5, midChannels: 29, kernel: 3, stride: 1, bandBytes: 1, seed: 51),
+        .init(height: 13, width: 13, inChannels: 7, midChannels: 24, kernel: 5, stride: 2, bandBytes: 1, seed: 52),
+        .init(height: 127, width: 9, inChannels: 16, midChannels: 48, kernel: 3, stride: 2, bandBytes: 4096, seed: 53),
+        .init(height: 7, width: 7, inChannels: 13, midChannels: 40, kernel: 5, stride: 1, bandBytes: 1 << 20, seed: 54),
+        .init(height: 28, width: 13, inChannels: 24, midChannels: 144, kernel: 5, stride: 1, bandBytes: 30_000, seed: 55),
+    ]
+
+    /// The banded pointwise + depthwise op equals the reference expansion, then the reference
+    /// depthwise convolution, for bands of one row up to the whole map.
+    @Test(arguments: expandDepthwiseCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
+    func expandDepthwiseMatchesReference(_ c: ExpandDepthwiseCase, path: (vector: Bool, threads: Int)) throws {
+        var random = SeededRandom(seed: c.seed)
+        let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let expandWeights = random.floats(c.midChannels * c.inChannels), expandBias = random.floats(c.midChannels)
+        let depthWeights = random.floats(c.midChannels * c.kernel * c.kernel), depthBias = random.floats(c.midChannels)
+        let middle = ReferenceKernels.conv2d(
+            input: input, shape: shape, weights: expandWeights, bias: expandBias, outChannels: c.midChannels,
+            kernel: (1, 1), stride: (1, 1), padding: .none, groups: 1, activation: .relu6)
+        let padding = Padding.same(input: middle.shape, kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride))
+        let expected = ReferenceKernels.conv2d(
+            input: middle.values, shape: middle.shape, weights: depthWeights, bias: depthBias, outChannels: c.midChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.midChannels, activation: .relu6)
+        let expand = Conv2DOperation(
+            name: "expand", input: 0, output: 1, inputShape: shape, outChannels: c.midChannels, kernel: (1, 1),
+            stride: (1, 1), padding: .none, groups: 1, activation: .relu6, weights: expandWeights, bias: expandBias)
+        let depthwise = Conv2DOperation(
+            name: "depthwise", input: 1, output: 2, inputShape: middle.shape, outChannels: c.midChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.midChannels,
+            activation: .relu6, weights: depthWeights, bias: depthBias)
+        let fused = try #require(PointwiseDepthwiseOperation(expand: expand, depthwise: depthwise, bandBytes: c.bandBytes))
+        #expect(fused.inputs == [0] && fused.output == 2)
+        var output = [Float](repeating: .nan, count: depthwise.outputShape.elementCount)
+        var scratch = [Float](repeating: .nan, count: fused.scratchCount)
+        Self.withKernels(vectorPath: path.vector, threads: path.threads) {
+            input.withUnsafeBufferPointer { input in
+                output.withUnsafeMutableBufferPointer { output in
+                    scratch.withUnsafeMutableBufferPointer { scratch in
+                        fused.run(inputs: [input.baseAddress!], output: output.baseAddress!, scratch: scratch.baseAddress!)
+                    }
+                }
+            }
+        }
+        #expect(maximumAbsoluteDifference(output, expected.values) < 1e-4)
+    }
+
     /// Two threads split the work but every output element is computed by one thread in the same
     /// order as with one, so results are bitwise identical; repeated to shake out pool races.
     @Test(arguments: [true, false])
@@ -164,15 +218,17 @@ struct KernelTests {
         }
     }
 
-    /// The shipped network compiled with and without residual fusion: no Add op is left, and the
-    /// logits agree.
-    @Test func residualFusionKeepsTheNetworkOutput() throws {
+    /// The shipped network compiled with and without fusions: no Add op is left, the big expansions
+    /// run banded, and the logits agree.
+    @Test func fusionsKeepTheNetworkOutput() throws {
         let description = try ModelDescription(contentsOf: ShippedModel.directory.appending(path: "model.json"))
         let weights = try SafeTensorsFile(contentsOf: ShippedModel.directory.appending(path: description.weights))
         let fused = try GraphCompiler.compile(description, weights: weights)
-        let plain = try GraphCompiler.compile(description, weights: weights, fuseResiduals: false)
+        let plain = try GraphCompiler.compile(description, weights: weights, fuseResiduals: false, fuseExpandDepthwise: false)
         #expect(!fused.operations.contains { $0 is AddOperation })
-        #expect(plain.operations.count - fused.operations.count == plain.operations.filter { $0 is AddOperation }.count)
+        let banded = fused.operations.filter { $0 is PointwiseDepthwiseOperation }.count
+        #expect(banded >= 1)
+        #expect(plain.operations.count - fused.operations.count == plain.operations.filter { $0 is AddOperation }.count + banded)
         let input = goldenInput(seed: 7, count: 224 * 224 * 3)
         func logits(_ graph: CompiledGraph) -> [Float] {
             let workspace = graph.makeWorkspace()

@@ -44,6 +44,20 @@ struct Conv2DOperation: GraphOperation {
         kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation,
         weights: [Float], bias: [Float]
     ) {
+        self = weights.withUnsafeBufferPointer { weights in
+            Conv2DOperation(
+                name: name, input: input, output: output, inputShape: inputShape, outChannels: outChannels,
+                kernel: kernel, stride: stride, padding: padding, groups: groups, activation: activation,
+                weights: weights, bias: bias)
+        }
+    }
+
+    /// - Parameter weights: as above, read in place (the mapped weights file) while packing.
+    init(
+        name: String, input: ValueID, output: ValueID, inputShape: FeatureMapShape, outChannels: Int,
+        kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation,
+        weights: UnsafeBufferPointer<Float>, bias: [Float]
+    ) {
         self.name = name
         self.inputs = [input]
         self.output = output
@@ -71,15 +85,13 @@ struct Conv2DOperation: GraphOperation {
             // PyTorch [Cout][Cin][1][1] is already [n][k] for the GEMM.
             let (k, n) = (inputShape.channels, outChannels)
             packedWeights = AlignedFloats(count: cls_gemm_packed_count(k, n)) { packed in
-                weights.withUnsafeBufferPointer { cls_gemm_pack_weights($0.baseAddress, k, n, packed) }
+                cls_gemm_pack_weights(weights.baseAddress, k, n, packed)
             }
         } else if groups == 1 && inputShape.channels <= Self.directMaxInputChannels {
             strategy = .direct
             let count = cls_direct_conv_packed_count(Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels))
             packedWeights = AlignedFloats(count: count) { packed in
-                weights.withUnsafeBufferPointer {
-                    cls_direct_conv_pack_weights($0.baseAddress, Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels), packed)
-                }
+                cls_direct_conv_pack_weights(weights.baseAddress, Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels), packed)
             }
         } else {
             strategy = .im2col
@@ -205,13 +217,15 @@ extension Conv2DOperation: GraphOperationBuilder {
         guard input.shape.height + padding.top + padding.bottom >= kernel[0],
             input.shape.width + padding.left + padding.right >= kernel[1]
         else { throw context.error(node, "kernel \(kernel) is larger than the padded input \(input.shape)") }
-        let weights = try context.tensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node)
         let bias = node.bias == nil ? [Float](repeating: 0, count: outChannels) : try context.tensor(node.bias, "bias", shape: [outChannels], of: node)
         let activation = try context.activation(of: node)
         let shape = outputShape(input: input.shape, outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding)
-        return Conv2DOperation(
-            name: node.name, input: input.id, output: context.define(node.output, shape: shape), inputShape: input.shape,
-            outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding,
-            groups: groups, activation: activation, weights: weights, bias: bias)
+        let output = context.define(node.output, shape: shape)
+        return try context.withTensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node) { weights in
+            Conv2DOperation(
+                name: node.name, input: input.id, output: output, inputShape: input.shape,
+                outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding,
+                groups: groups, activation: activation, weights: weights, bias: bias)
+        }
     }
 }

@@ -16,6 +16,15 @@ struct FullyConnectedOperation: GraphOperation {
     let activation: Activation
 
     init(name: String, inputs: [ValueID], output: ValueID, inFeatures: Int, outFeatures: Int, weights: [Float], bias: [Float], activation: Activation) {
+        self = weights.withUnsafeBufferPointer { weights in
+            FullyConnectedOperation(
+                name: name, inputs: inputs, output: output, inFeatures: inFeatures, outFeatures: outFeatures,
+                weights: weights, bias: bias, activation: activation)
+        }
+    }
+
+    /// - Parameter weights: as above, read in place (the mapped weights file) while packing.
+    init(name: String, inputs: [ValueID], output: ValueID, inFeatures: Int, outFeatures: Int, weights: UnsafeBufferPointer<Float>, bias: [Float], activation: Activation) {
         self.name = name
         self.inputs = inputs
         self.output = output
@@ -24,7 +33,7 @@ struct FullyConnectedOperation: GraphOperation {
         self.activation = activation
         self.bias = AlignedFloats(bias)
         packedWeights = AlignedFloats(count: cls_gemm_packed_count(inFeatures, outFeatures)) { packed in
-            weights.withUnsafeBufferPointer { cls_gemm_pack_weights($0.baseAddress, inFeatures, outFeatures, packed) }
+            cls_gemm_pack_weights(weights.baseAddress, inFeatures, outFeatures, packed)
         }
     }
 
@@ -46,12 +55,13 @@ extension FullyConnectedOperation: GraphOperationBuilder {
         guard input.shape.elementCount == inFeatures else {
             throw context.error(node, "inFeatures is \(inFeatures) but input '\(node.inputs[0])' has \(input.shape.elementCount) values")
         }
-        let weights = try context.tensor(node.weight, "weight", shape: [outFeatures, inFeatures], of: node)
         let bias = node.bias == nil ? [Float](repeating: 0, count: outFeatures) : try context.tensor(node.bias, "bias", shape: [outFeatures], of: node)
         let activation = try context.activation(of: node)
         let output = context.define(node.output, shape: .vector(outFeatures))
-        return FullyConnectedOperation(
-            name: node.name, inputs: [input.id], output: output, inFeatures: inFeatures, outFeatures: outFeatures,
-            weights: weights, bias: bias, activation: activation)
+        return try context.withTensor(node.weight, "weight", shape: [outFeatures, inFeatures], of: node) { weights in
+            FullyConnectedOperation(
+                name: node.name, inputs: [input.id], output: output, inFeatures: inFeatures, outFeatures: outFeatures,
+                weights: weights, bias: bias, activation: activation)
+        }
     }
 }
