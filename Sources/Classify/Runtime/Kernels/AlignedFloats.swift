@@ -8,11 +8,13 @@ final class AlignedFloats: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Float>
     let count: Int
 
+    /// - Parameter fill: writes all `count` floats (the memory is not zeroed first: the packing
+    ///   routines write every element, padding included, and a memset of 18 MB of weights would
+    ///   cost milliseconds of load time).
     init(count: Int, fill: (UnsafeMutablePointer<Float>) -> Void) {
         self.count = count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<Float>.stride, alignment: 64)
         pointer = raw.bindMemory(to: Float.self, capacity: max(count, 1))
-        pointer.initialize(repeating: 0, count: max(count, 1))
         fill(pointer)
     }
 
