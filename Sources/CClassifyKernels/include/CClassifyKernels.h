@@ -13,7 +13,8 @@ int cls_cpu_has_avx2_fma(void);
 void cls_kernels_set_vector_path(int enabled);
 
 /// Depthwise convolution: out(y,x,c) = clamp(bias[c] + sum_{ky,kx} in(y*sh+ky-pt, x*sw+kx-pl, c) * w[ky][kx][c]).
-/// Weights are packed [kernel_h][kernel_w][channels]; taps outside the input read zero.
+/// Weights are packed [kernel_h][kernel_w][channels]; taps outside the input read zero; bias is
+/// required (channels floats). Uses the threads set with cls_threads_configure.
 void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels,
                           const float *weights, const float *bias, int kernel_h, int kernel_w,
                           int stride_h, int stride_w, int pad_top, int pad_left,
@@ -24,5 +25,56 @@ void cls_bias_activation(float *data, size_t rows, size_t channels, const float 
 
 /// out[i] = clamp(a[i] + b[i]); out may alias a or b.
 void cls_add_activation(const float *a, const float *b, float *out, size_t count, float lower, float upper);
+
+/// Threads the kernels may use for one call (at least 1). With 1, no worker thread exists; with
+/// n > 1, n - 1 persistent workers spin briefly between kernels, then sleep.
+void cls_threads_configure(int count);
+/// The current setting.
+int cls_threads_count(void);
+
+/// Sets flush-to-zero and denormals-are-zero for the calling thread (ReLU6 networks produce
+/// denormals, which are very slow on x86); returns the previous state for cls_flush_denormals_end.
+unsigned cls_flush_denormals_begin(void);
+void cls_flush_denormals_end(unsigned saved);
+
+/// Floats needed by cls_gemm_pack_weights: n rounded up to 16, times k.
+size_t cls_gemm_packed_count(size_t k, size_t n);
+/// Packs weights given as [n][k] (each output channel's k inputs contiguous, as PyTorch stores a
+/// 1x1 convolution) into panels of 16 output channels, packed[n/16][k][16], zero past n.
+void cls_gemm_pack_weights(const float *weights, size_t k, size_t n, float *packed);
+/// c[i][j] = clamp(bias[j] + sum_p a[i][p] * w[j][p], lower, upper) for i < m, j < n, then, when
+/// residual is not NULL, c[i][j] = clamp(c[i][j] + residual[i][j], residual_lower, residual_upper).
+/// a has row stride lda, c and residual row stride ldc; bias may be NULL; residual may equal c.
+/// Uses the threads set with cls_threads_configure.
+void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, const float *packed,
+                     const float *bias, float lower, float upper, const float *residual, float residual_lower,
+                     float residual_upper, float *c, size_t ldc);
+
+/// Floats needed by cls_direct_conv_pack_weights (out_channels rounded up to 8).
+size_t cls_direct_conv_packed_count(int kernel_h, int kernel_w, int in_channels, int out_channels);
+/// Packs PyTorch weights [out][in][kh][kw] as [kh][kw][in][out rounded up to 8], zero-filled.
+void cls_direct_conv_pack_weights(const float *weights, int kernel_h, int kernel_w, int in_channels,
+                                  int out_channels, float *packed);
+/// Ungrouped convolution computed directly (no im2col), meant for few input channels (the stem):
+/// out(y,x,o) = clamp(bias[o] + sum_{ky,kx,i} in(y*sh+ky-pt, x*sw+kx-pl, i) * w[o][i][ky][kx]).
+/// bias is required (out_channels floats). Uses the threads set with cls_threads_configure.
+void cls_direct_conv2d(const float *input, int in_h, int in_w, int in_channels, const float *packed,
+                       const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
+                       int pad_left, float *output, int out_h, int out_w, int out_channels, float lower,
+                       float upper);
+
+/// Floats of scratch one pipeline of cls_pointwise_depthwise needs: the expanded rows under one
+/// band of band_rows output rows.
+size_t cls_pointwise_depthwise_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows);
+/// A pointwise convolution (in_c -> mid_c, packed as for cls_gemm_packed, clamp pw_lower/upper)
+/// followed by a depthwise one (as cls_depthwise_conv2d, clamp dw_lower/upper), computed in
+/// bands of band_rows output rows so the expanded map only ever exists a few rows at a time in
+/// scratch. With n threads configured, up to n pipelines run, as many as fit in scratch_floats
+/// (one needs cls_pointwise_depthwise_scratch floats). Same result as running the two in turn.
+void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
+                             const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
+                             const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
+                             int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper, float *output,
+                             int out_h, int out_w, int band_rows, float *scratch, size_t scratch_floats);
 
 #endif

@@ -46,21 +46,23 @@ public enum LatencyBenchmark {
 
         var totals: [Double] = []
         var perLayer = [[Double]](repeating: [], count: graph.operations.count)
-        for _ in 0..<max(iterations, 1) {
-            if profileLayers {
-                var sum = 0.0
-                for (index, operation) in graph.operations.enumerated() {
+        CompiledGraph.withDenormalsFlushed {
+            for _ in 0..<max(iterations, 1) {
+                if profileLayers {
+                    var sum = 0.0
+                    for (index, operation) in graph.operations.enumerated() {
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        graph.run(operation, in: workspace)
+                        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                        perLayer[index].append(elapsed)
+                        sum += elapsed
+                    }
+                    totals.append(sum)
+                } else {
                     let start = DispatchTime.now().uptimeNanoseconds
-                    graph.run(operation, in: workspace)
-                    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                    perLayer[index].append(elapsed)
-                    sum += elapsed
+                    graph.run(in: workspace)
+                    totals.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 }
-                totals.append(sum)
-            } else {
-                let start = DispatchTime.now().uptimeNanoseconds
-                graph.run(in: workspace)
-                totals.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             }
         }
         let layers = profileLayers ? graph.operations.enumerated().map { index, operation in

@@ -29,7 +29,14 @@ final class MappedFile: Sendable {
             base = nil
             return
         }
-        let address = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0)
+        #if os(Linux)
+        // MAP_POPULATE maps every page up front (one call) instead of one fault per 4 KB page while
+        // the weights are repacked: about 4500 faults for the 18 MB model.
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        let address = mmap(nil, count, PROT_READ, flags, descriptor, 0)
         guard let address, address != MAP_FAILED else { throw OpenError(description: String(cString: strerror(errno))) }
         base = UnsafeRawPointer(address)
     }

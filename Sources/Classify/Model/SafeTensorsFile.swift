@@ -66,8 +66,50 @@ struct SafeTensorsFile: Sendable {
         self.metadata = metadata
     }
 
+    /// Calls `body` with the tensor's values (checked like `floats`), read in place from the
+    /// mapping when the host is little-endian and the data is 4-byte aligned (always, for files
+    /// `Scripts/convert-model` writes), else from a copy. Model loading packs weights straight
+    /// from here, so the 18 MB of weights are not first copied into arrays.
+    func withFloats<Result>(
+        _ name: String, shape: [Int], _ body: (UnsafeBufferPointer<Float>) throws(ModelLoadingError) -> Result
+    ) throws(ModelLoadingError) -> Result {
+        let start = try checkedStart(name, shape: shape)
+        let count = shape.reduce(1, *)
+        let direct: UnsafeBufferPointer<Float>? = bytes.withBytes { raw in
+            guard UInt32(littleEndian: 1) == 1, let base = raw.baseAddress, (Int(bitPattern: base) + start) % 4 == 0 else { return nil }
+            // The mapping lives as long as `bytes`, which `self` holds for the whole call.
+            return UnsafeBufferPointer(start: (base + start).assumingMemoryBound(to: Float.self), count: count)
+        }
+        if let direct { return try body(direct) }
+        let copy = try floats(name, shape: shape)
+        return try copy.withUnsafeBufferPointer { buffer throws(ModelLoadingError) in try body(buffer) }
+    }
+
     /// The tensor's values, after checking that it exists, is `F32` and has exactly `shape`.
     func floats(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Float] {
+        let start = try checkedStart(name, shape: shape)
+        let count = shape.reduce(1, *)
+        return bytes.withBytes { raw in
+            [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+                guard count > 0, let destination = buffer.baseAddress else { initialized = 0; return }
+                if UInt32(littleEndian: 1) == 1 {
+                    // The file's little-endian floats are the host's own: one bulk copy (the data
+                    // may sit at any byte offset, so it is copied as bytes, never loaded as Float).
+                    UnsafeMutableRawPointer(destination).copyMemory(from: raw.baseAddress! + start, byteCount: count * 4)
+                } else {
+                    for index in 0..<count {
+                        let bits = raw.loadUnaligned(fromByteOffset: start + index * 4, as: UInt32.self)
+                        destination[index] = Float(bitPattern: UInt32(littleEndian: bits))
+                    }
+                }
+                initialized = count
+            }
+        }
+    }
+
+    /// Byte offset of the tensor's data in the file, after checking that it exists, is `F32`,
+    /// has exactly `shape` and holds as many bytes as that shape needs.
+    private func checkedStart(_ name: String, shape: [Int]) throws(ModelLoadingError) -> Int {
         guard let entry = entries[name] else { throw .missingTensor(file: fileName, tensor: name) }
         guard entry.dtype == "F32" else {
             throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); only F32 is supported")
@@ -77,15 +119,6 @@ struct SafeTensorsFile: Sendable {
         guard entry.byteRange.count == count * MemoryLayout<Float>.size else {
             throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) floats")
         }
-        let start = dataStart + entry.byteRange.lowerBound
-        return bytes.withBytes { raw in
-            [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-                for index in 0..<count {
-                    let bits = raw.loadUnaligned(fromByteOffset: start + index * 4, as: UInt32.self)
-                    buffer[index] = Float(bitPattern: UInt32(littleEndian: bits))
-                }
-                initialized = count
-            }
-        }
+        return dataStart + entry.byteRange.lowerBound
     }
 }

@@ -1,3 +1,5 @@
+import CClassifyKernels
+
 /// A network ready to run: ops in execution order with packed weights, every value's shape, and
 /// the arena layout. Immutable and `Sendable`: one instance serves all concurrent inferences,
 /// each with its own `Workspace`.
@@ -20,7 +22,18 @@ struct CompiledGraph: Sendable {
 
     /// Runs every op; the input must already be written at `pointer(to: input, in:)`.
     func run(in workspace: Workspace) {
-        for operation in operations { run(operation, in: workspace) }
+        Self.withDenormalsFlushed {
+            for operation in operations { run(operation, in: workspace) }
+        }
+    }
+
+    /// Runs `body` with denormals flushed to zero on this thread (FTZ/DAZ), restoring the
+    /// caller's floating-point mode afterwards. ReLU6 networks produce tiny values whose
+    /// denormal arithmetic is very slow on x86; the workers of `ComputeThreads` always flush.
+    static func withDenormalsFlushed<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let saved = cls_flush_denormals_begin()
+        defer { cls_flush_denormals_end(saved) }
+        return try body()
     }
 
     /// Runs one op (the benchmark times them one by one).

@@ -8,7 +8,15 @@ enum GraphCompiler {
         FullyConnectedOperation.self, SoftmaxOperation.self,
     ]}
 
-    static func compile(_ description: ModelDescription, weights: SafeTensorsFile, descriptionFile: String = "model.json") throws(ModelLoadingError) -> CompiledGraph {
+    /// - Parameters:
+    ///   - fuseResiduals: fold each residual `Add` into the pointwise convolution that produces one
+    ///     of its operands (see `fuseResidualAdds`); off only to test the fusion.
+    ///   - fuseExpandDepthwise: run a large pointwise expansion and the depthwise convolution
+    ///     reading it as one banded op (see `fuseExpandDepthwise`); off only to test the fusion.
+    static func compile(
+        _ description: ModelDescription, weights: SafeTensorsFile, descriptionFile: String = "model.json",
+        fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true
+    ) throws(ModelLoadingError) -> CompiledGraph {
         let contract = description.input
         guard contract.layout == "NHWC" else {
             throw .invalidGraph(file: descriptionFile, node: contract.name, reason: "input layout \(contract.layout) is not supported (NHWC only)")
@@ -32,6 +40,10 @@ enum GraphCompiler {
             }
         }
 
+        let graphOutputs = Set([description.outputs.logits, description.outputs.probabilities, description.outputs.features].compactMap(context.valueID))
+        if fuseResiduals { operations = fuseResidualAdds(operations, valueCount: context.names.count, keep: graphOutputs) }
+        if fuseExpandDepthwise { operations = Self.fuseExpandDepthwise(operations, valueCount: context.names.count, keep: graphOutputs) }
+
         let valueCount = context.names.count
         var firstUse = Array(repeating: -1, count: valueCount)
         var lastUse = Array(repeating: -1, count: valueCount)
@@ -43,10 +55,71 @@ enum GraphCompiler {
         for output in [description.outputs.logits, description.outputs.probabilities, description.outputs.features] {
             lastUse[context.valueID(output)!] = operations.count
         }
-        let plan = MemoryPlan(sizes: context.shapes.map(\.elementCount), firstUse: firstUse, lastUse: lastUse)
+        // Values no op writes any more (conv outputs folded into an Add) take no space.
+        let sizes = context.shapes.indices.map { $0 == 0 || firstUse[$0] >= 0 ? context.shapes[$0].elementCount : 0 }
+        let plan = MemoryPlan(sizes: sizes, firstUse: firstUse, lastUse: lastUse)
         return CompiledGraph(
             operations: operations, shapes: context.shapes, valueNames: context.names, plan: plan,
             scratchCount: operations.map(\.scratchCount).max() ?? 0, input: 0)
+    }
+}
+
+extension GraphCompiler {
+    /// Removes every `Add` one of whose operands is the output of a pointwise convolution that
+    /// nothing else reads: that convolution adds the other operand in its store and writes the
+    /// Add's output itself, so the sum never makes an extra pass over memory. The other operand
+    /// must already exist when the convolution runs (it always does in a chain with skips).
+    static func fuseResidualAdds(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
+        var readers = [Int](repeating: 0, count: valueCount)
+        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        var result: [any GraphOperation] = []
+        var producer: [ValueID: Int] = [:]  // value -> index in result
+        for operation in operations {
+            if let add = operation as? AddOperation, add.inputs.count == 2, fuse(add, into: &result, producer: &producer, readers: readers, keep: keep) {
+                continue
+            }
+            producer[operation.output] = result.count
+            result.append(operation)
+        }
+        return result
+    }
+
+    /// Replaces each pointwise convolution whose output (larger than L2) is read only by a
+    /// depthwise convolution with one `PointwiseDepthwiseOperation` at the depthwise op's place.
+    static func fuseExpandDepthwise(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
+        var readers = [Int](repeating: 0, count: valueCount)
+        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        var producer: [ValueID: Int] = [:]
+        for (index, operation) in operations.enumerated() { producer[operation.output] = index }
+        var removed = Set<Int>()
+        var result = operations
+        for (index, operation) in operations.enumerated() {
+            guard let depthwise = operation as? Conv2DOperation, depthwise.strategy == .depthwise,
+                let middle = depthwise.inputs.first, readers[middle] == 1, !keep.contains(middle),
+                let expandIndex = producer[middle], let expand = operations[expandIndex] as? Conv2DOperation,
+                expand.outputShape.elementCount * MemoryLayout<Float>.size > PointwiseDepthwiseOperation.minimumExpandedBytes,
+                let fused = PointwiseDepthwiseOperation(expand: expand, depthwise: depthwise)
+            else { continue }
+            result[index] = fused
+            removed.insert(expandIndex)
+        }
+        return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    private static func fuse(
+        _ add: AddOperation, into result: inout [any GraphOperation], producer: inout [ValueID: Int], readers: [Int], keep: Set<ValueID>
+    ) -> Bool {
+        for (mine, other) in [(add.inputs[0], add.inputs[1]), (add.inputs[1], add.inputs[0])] where mine != other {
+            guard readers[mine] == 1, !keep.contains(mine), let index = producer[mine],
+                let conv = result[index] as? Conv2DOperation,
+                producer[other].map({ $0 < index }) ?? true,
+                let fused = conv.fusingResidual(other, activation: add.activation, output: add.output)
+            else { continue }
+            result[index] = fused
+            producer[add.output] = index
+            return true
+        }
+        return false
     }
 }
 
@@ -109,5 +182,13 @@ struct GraphBuildContext {
 
     func tensor(_ name: String?, _ attribute: String, shape: [Int], of node: ModelDescription.Node) throws(ModelLoadingError) -> [Float] {
         try weights.floats(required(name, attribute, of: node), shape: shape)
+    }
+
+    /// The tensor's values in place (no copy; see `SafeTensorsFile.withFloats`), for packing.
+    func withTensor<Result>(
+        _ name: String?, _ attribute: String, shape: [Int], of node: ModelDescription.Node,
+        _ body: (UnsafeBufferPointer<Float>) throws(ModelLoadingError) -> Result
+    ) throws(ModelLoadingError) -> Result {
+        try weights.withFloats(required(name, attribute, of: node), shape: shape, body)
     }
 }

@@ -17,26 +17,66 @@ struct KernelTests {
     }
 
     static let convolutionCases: [ConvCase] = [
-        // pointwise (GEMM path)
+        // pointwise (packed GEMM): M, K and N tails (M % 6, K odd, N % 16 in 7, 19, 24, 40, 1000)
         .init(height: 7, width: 13, inChannels: 13, outChannels: 7, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 1),
         .init(height: 13, width: 7, inChannels: 127, outChannels: 19, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 2),
-        // depthwise 3x3 and 5x5, stride 1 and 2
+        .init(height: 1, width: 7, inChannels: 7, outChannels: 40, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 12),
+        .init(height: 7, width: 7, inChannels: 1152, outChannels: 24, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 13),
+        .init(height: 1, width: 13, inChannels: 16, outChannels: 1000, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu, seed: 14),
+        .init(height: 13, width: 13, inChannels: 24, outChannels: 144, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 15),
+        // depthwise 3x3 and 5x5, stride 1 and 2; channels 29 = 16 + 8 + 5 exercise every tile width
         .init(height: 7, width: 7, inChannels: 13, outChannels: 13, kernel: 3, stride: 1, groups: 13, same: true, activation: .relu6, seed: 3),
         .init(height: 13, width: 127, inChannels: 7, outChannels: 7, kernel: 3, stride: 2, groups: 7, same: true, activation: .relu6, seed: 4),
         .init(height: 127, width: 13, inChannels: 9, outChannels: 9, kernel: 5, stride: 2, groups: 9, same: true, activation: .none, seed: 5),
         .init(height: 13, width: 13, inChannels: 33, outChannels: 33, kernel: 5, stride: 1, groups: 33, same: true, activation: .relu, seed: 6),
         .init(height: 8, width: 8, inChannels: 24, outChannels: 24, kernel: 5, stride: 2, groups: 24, same: true, activation: .relu6, seed: 7),
-        // general (im2col): the stem's shape, odd sizes, valid padding, grouped
+        .init(height: 7, width: 7, inChannels: 29, outChannels: 29, kernel: 5, stride: 1, groups: 29, same: true, activation: .relu6, seed: 16),
+        .init(height: 13, width: 13, inChannels: 48, outChannels: 48, kernel: 3, stride: 1, groups: 48, same: true, activation: .relu6, seed: 17),
+        .init(height: 13, width: 7, inChannels: 40, outChannels: 40, kernel: 5, stride: 2, groups: 40, same: true, activation: .none, seed: 18),
+        .init(height: 9, width: 13, inChannels: 16, outChannels: 16, kernel: 3, stride: 1, groups: 16, same: false, activation: .none, seed: 19),
+        .init(height: 7, width: 13, inChannels: 24, outChannels: 24, kernel: 7, stride: 1, groups: 24, same: true, activation: .relu6, seed: 20),
+        // direct (few input channels): the stem's shape, odd sizes, valid padding, Cout not a multiple of 8
         .init(height: 13, width: 13, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 8),
+        .init(height: 127, width: 7, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 21),
         .init(height: 7, width: 13, inChannels: 5, outChannels: 7, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 9),
-        .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
+        .init(height: 13, width: 7, inChannels: 3, outChannels: 43, kernel: 5, stride: 2, groups: 1, same: true, activation: .relu6, seed: 22),
         .init(height: 7, width: 7, inChannels: 8, outChannels: 12, kernel: 1, stride: 2, groups: 1, same: true, activation: .none, seed: 11),
+        // general (im2col): grouped
+        .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
+        .init(height: 7, width: 7, inChannels: 16, outChannels: 8, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 23),
     ]
 
-    @Test(arguments: convolutionCases, [true, false])
-    func convolutionMatchesReference(_ c: ConvCase, vectorPath: Bool) {
+    /// Runs `body` with the kernels on the AVX2 (or portable) path and `threads` compute threads.
+    static func withKernels(vectorPath: Bool, threads: Int, _ body: () -> Void) {
         cls_kernels_set_vector_path(vectorPath ? 1 : 0)
-        defer { cls_kernels_set_vector_path(1) }
+        ComputeThreads.configure(threads)
+        defer {
+            cls_kernels_set_vector_path(1)
+            ComputeThreads.configure(1)
+        }
+        body()
+    }
+
+    /// Runs a convolution on `inputs` (copied to separate allocations) and returns its output.
+    static func run(_ operation: Conv2DOperation, inputs: [[Float]]) -> [Float] {
+        var output = [Float](repeating: .nan, count: operation.outputShape.elementCount)
+        var scratch = [Float](repeating: .nan, count: max(operation.scratchCount, 1))
+        let pointers = inputs.map { values in
+            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: max(values.count, 1))
+            pointer.initialize(from: values, count: values.count)
+            return pointer
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        output.withUnsafeMutableBufferPointer { output in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                operation.run(inputs: pointers.map { UnsafePointer($0) }, output: output.baseAddress!, scratch: scratch.baseAddress!)
+            }
+        }
+        return output
+    }
+
+    @Test(arguments: convolutionCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
+    func convolutionMatchesReference(_ c: ConvCase, path: (vector: Bool, threads: Int)) {
         var random = SeededRandom(seed: c.seed)
         let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
         let input = random.floats(shape.elementCount, in: -3...3)
@@ -51,16 +91,153 @@ struct KernelTests {
             kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.groups,
             activation: c.activation, weights: weights, bias: bias)
         #expect(operation.outputShape == expected.shape)
-        var output = [Float](repeating: .nan, count: operation.outputShape.elementCount)
-        var scratch = [Float](repeating: .nan, count: max(operation.scratchCount, 1))
-        input.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { output in
-                scratch.withUnsafeMutableBufferPointer { scratch in
-                    operation.run(inputs: [input.baseAddress!], output: output.baseAddress!, scratch: scratch.baseAddress!)
+        var output: [Float] = []
+        Self.withKernels(vectorPath: path.vector, threads: path.threads) { output = Self.run(operation, inputs: [input]) }
+        // Long sums (K = 1152) of values up to 3 in float32 round a little more than short ones.
+        let tolerance: Float = c.inChannels / c.groups * c.kernel * c.kernel > 500 ? 5e-4 : 1e-4
+        #expect(maximumAbsoluteDifference(output, expected.values) < tolerance)
+    }
+
+    struct ResidualCase: CustomTestStringConvertible, Sendable {
+        var pixels: Int, inChannels: Int, outChannels: Int, activation: Activation, addActivation: Activation, seed: UInt64
+        var testDescription: String { "\(pixels)px \(inChannels)->\(outChannels) \(activation)+add \(addActivation) seed \(seed)" }
+    }
+
+    static let residualCases: [ResidualCase] = [
+        .init(pixels: 7, inChannels: 13, outChannels: 24, activation: .none, addActivation: .none, seed: 31),
+        .init(pixels: 13, inChannels: 127, outChannels: 40, activation: .relu6, addActivation: .relu, seed: 32),
+        .init(pixels: 127, inChannels: 7, outChannels: 7, activation: .none, addActivation: .relu6, seed: 33),
+        .init(pixels: 49, inChannels: 1152, outChannels: 192, activation: .none, addActivation: .none, seed: 34),
+        .init(pixels: 196, inChannels: 24, outChannels: 112, activation: .relu, addActivation: .none, seed: 35),
+    ]
+
+    /// A pointwise conv with the residual Add fused into its store equals conv, then Add.
+    @Test(arguments: residualCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
+    func fusedResidualMatchesConvThenAdd(_ c: ResidualCase, path: (vector: Bool, threads: Int)) {
+        var random = SeededRandom(seed: c.seed)
+        let shape = FeatureMapShape(height: c.pixels, width: 1, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let weights = random.floats(c.outChannels * c.inChannels), bias = random.floats(c.outChannels)
+        let skip = random.floats(c.pixels * c.outChannels, in: -4...4)
+        let convolved = ReferenceKernels.conv2d(
+            input: input, shape: shape, weights: weights, bias: bias, outChannels: c.outChannels,
+            kernel: (1, 1), stride: (1, 1), padding: .none, groups: 1, activation: c.activation).values
+        let expected = ReferenceKernels.add(convolved, skip, activation: c.addActivation)
+        let conv = Conv2DOperation(
+            name: "project", input: 0, output: 1, inputShape: shape, outChannels: c.outChannels, kernel: (1, 1),
+            stride: (1, 1), padding: .none, groups: 1, activation: c.activation, weights: weights, bias: bias)
+        let fused = try! #require(conv.fusingResidual(2, activation: c.addActivation, output: 3))
+        #expect(fused.inputs == [0, 2] && fused.output == 3)
+        var output: [Float] = []
+        Self.withKernels(vectorPath: path.vector, threads: path.threads) { output = Self.run(fused, inputs: [input, skip]) }
+        let tolerance: Float = c.inChannels > 500 ? 5e-4 : 1e-4
+        #expect(maximumAbsoluteDifference(output, expected) < tolerance)
+    }
+
+    struct ExpandDepthwiseCase: CustomTestStringConvertible, Sendable {
+        var height: Int, width: Int, inChannels: Int, midChannels: Int, kernel: Int, stride: Int, bandBytes: Int, seed: UInt64
+        var testDescription: String {
+            "\(height)x\(width)x\(inChannels)->\(midChannels) dw k\(kernel) s\(stride) band \(bandBytes)B seed \(seed)"
+        }
+    }
+
+    static let expandDepthwiseCases: [ExpandDepthwiseCase] = [
+        .init(height: 13, width: 7, inChannels: 5, midChannels: 29, kernel: 3, stride: 1, bandBytes: 1, seed: 51),
+        .init(height: 13, width: 13, inChannels: 7, midChannels: 24, kernel: 5, stride: 2, bandBytes: 1, seed: 52),
+        .init(height: 127, width: 9, inChannels: 16, midChannels: 48, kernel: 3, stride: 2, bandBytes: 4096, seed: 53),
+        .init(height: 7, width: 7, inChannels: 13, midChannels: 40, kernel: 5, stride: 1, bandBytes: 1 << 20, seed: 54),
+        .init(height: 28, width: 13, inChannels: 24, midChannels: 144, kernel: 5, stride: 1, bandBytes: 30_000, seed: 55),
+    ]
+
+    /// The banded pointwise + depthwise op equals the reference expansion, then the reference
+    /// depthwise convolution, for bands of one row up to the whole map.
+    @Test(arguments: expandDepthwiseCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
+    func expandDepthwiseMatchesReference(_ c: ExpandDepthwiseCase, path: (vector: Bool, threads: Int)) throws {
+        var random = SeededRandom(seed: c.seed)
+        let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let expandWeights = random.floats(c.midChannels * c.inChannels), expandBias = random.floats(c.midChannels)
+        let depthWeights = random.floats(c.midChannels * c.kernel * c.kernel), depthBias = random.floats(c.midChannels)
+        let middle = ReferenceKernels.conv2d(
+            input: input, shape: shape, weights: expandWeights, bias: expandBias, outChannels: c.midChannels,
+            kernel: (1, 1), stride: (1, 1), padding: .none, groups: 1, activation: .relu6)
+        let padding = Padding.same(input: middle.shape, kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride))
+        let expected = ReferenceKernels.conv2d(
+            input: middle.values, shape: middle.shape, weights: depthWeights, bias: depthBias, outChannels: c.midChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.midChannels, activation: .relu6)
+        let expand = Conv2DOperation(
+            name: "expand", input: 0, output: 1, inputShape: shape, outChannels: c.midChannels, kernel: (1, 1),
+            stride: (1, 1), padding: .none, groups: 1, activation: .relu6, weights: expandWeights, bias: expandBias)
+        let depthwise = Conv2DOperation(
+            name: "depthwise", input: 1, output: 2, inputShape: middle.shape, outChannels: c.midChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.midChannels,
+            activation: .relu6, weights: depthWeights, bias: depthBias)
+        let fused = try #require(PointwiseDepthwiseOperation(expand: expand, depthwise: depthwise, bandBytes: c.bandBytes))
+        #expect(fused.inputs == [0] && fused.output == 2)
+        var output = [Float](repeating: .nan, count: depthwise.outputShape.elementCount)
+        var scratch = [Float](repeating: .nan, count: fused.scratchCount)
+        Self.withKernels(vectorPath: path.vector, threads: path.threads) {
+            input.withUnsafeBufferPointer { input in
+                output.withUnsafeMutableBufferPointer { output in
+                    scratch.withUnsafeMutableBufferPointer { scratch in
+                        fused.run(inputs: [input.baseAddress!], output: output.baseAddress!, scratch: scratch.baseAddress!)
+                    }
                 }
             }
         }
         #expect(maximumAbsoluteDifference(output, expected.values) < 1e-4)
+    }
+
+    /// Two threads split the work but every output element is computed by one thread in the same
+    /// order as with one, so results are bitwise identical; repeated to shake out pool races.
+    @Test(arguments: [true, false])
+    func twoThreadsGiveIdenticalResults(vectorPath: Bool) {
+        var random = SeededRandom(seed: 41)
+        let shapes: [(FeatureMapShape, Int, Int, Int)] = [
+            (.init(height: 56, width: 56, channels: 24), 144, 1, 1),    // pointwise, split by rows
+            (.init(height: 7, width: 7, channels: 1152), 192, 1, 1),    // pointwise, split by panels
+            (.init(height: 56, width: 56, channels: 144), 144, 3, 144), // depthwise, split by rows
+            (.init(height: 7, width: 7, channels: 1152), 1152, 5, 1152), // depthwise, split by channels
+            (.init(height: 63, width: 63, channels: 3), 32, 3, 1),      // direct, split by rows
+        ]
+        for (shape, outChannels, k, groups) in shapes {
+            let input = random.floats(shape.elementCount, in: -3...3)
+            let weights = random.floats(outChannels * shape.channels / groups * k * k), bias = random.floats(outChannels)
+            let padding = Padding.same(input: shape, kernel: (k, k), stride: (k == 3 && groups == 1 ? 2 : 1, k == 3 && groups == 1 ? 2 : 1))
+            let stride = k == 3 && groups == 1 ? 2 : 1
+            let operation = Conv2DOperation(
+                name: "conv", input: 0, output: 1, inputShape: shape, outChannels: outChannels, kernel: (k, k),
+                stride: (stride, stride), padding: k == 1 ? .none : padding, groups: groups, activation: .relu6, weights: weights, bias: bias)
+            var single: [Float] = []
+            Self.withKernels(vectorPath: vectorPath, threads: 1) { single = Self.run(operation, inputs: [input]) }
+            for _ in 0..<20 {
+                var pair: [Float] = []
+                Self.withKernels(vectorPath: vectorPath, threads: 2) { pair = Self.run(operation, inputs: [input]) }
+                #expect(pair == single, "\(operation.kindDescription) \(shape)")
+            }
+        }
+    }
+
+    /// The shipped network compiled with and without fusions: no Add op is left, the big expansions
+    /// run banded, and the logits agree.
+    @Test func fusionsKeepTheNetworkOutput() throws {
+        let description = try ModelDescription(contentsOf: ShippedModel.directory.appending(path: "model.json"))
+        let weights = try SafeTensorsFile(contentsOf: ShippedModel.directory.appending(path: description.weights))
+        let fused = try GraphCompiler.compile(description, weights: weights)
+        let plain = try GraphCompiler.compile(description, weights: weights, fuseResiduals: false, fuseExpandDepthwise: false)
+        #expect(!fused.operations.contains { $0 is AddOperation })
+        let banded = fused.operations.filter { $0 is PointwiseDepthwiseOperation }.count
+        #expect(banded >= 1)
+        #expect(plain.operations.count - fused.operations.count == plain.operations.filter { $0 is AddOperation }.count + banded)
+        let input = goldenInput(seed: 7, count: 224 * 224 * 3)
+        func logits(_ graph: CompiledGraph) -> [Float] {
+            let workspace = graph.makeWorkspace()
+            graph.pointer(to: graph.input, in: workspace).update(from: input, count: input.count)
+            graph.run(in: workspace)
+            let value = graph.value(named: description.outputs.logits)!
+            return Array(UnsafeBufferPointer(start: graph.pointer(to: value, in: workspace), count: graph.shapes[value].elementCount))
+        }
+        #expect(maximumAbsoluteDifference(logits(fused), logits(plain)) < 1e-4)
     }
 
     @Test func strategyFollowsShape() {
@@ -73,8 +250,9 @@ struct KernelTests {
         }
         #expect(strategy(1, 1, 1, 16, 8) == .pointwise)
         #expect(strategy(3, 2, 16, 16, 16) == .depthwise)
-        #expect(strategy(3, 2, 1, 3, 32) == .im2col)
+        #expect(strategy(3, 2, 1, 3, 32) == .direct)
         #expect(strategy(1, 2, 1, 16, 8) == .im2col)
+        #expect(strategy(5, 1, 3, 6, 9) == .im2col)
     }
 
     @Test(arguments: [7, 13, 127, 1000], [true, false])

@@ -3,11 +3,25 @@ import CClassifyKernels
 /// 2-D convolution with fused bias and activation, over NHWC maps. Any kernel size, stride,
 /// padding and group count; the weights are repacked once, at load, for the strategy the shape
 /// calls for:
-/// - pointwise (1x1, stride 1, one group): a GEMM of the pixel rows with weights packed [Cin][Cout];
+/// - pointwise (1x1, stride 1, one group): a register-blocked GEMM (`cls_gemm_packed`) reading the
+///   pixel rows in place, weights packed in panels of 16 output channels [Cout/16][Cin][16];
 /// - depthwise (groups == channels): a direct kernel vectorized over channels, weights [kH][kW][C];
+/// - direct (one group, at most `directMaxInputChannels` input channels, e.g. the RGB stem): a
+///   direct kernel vectorized over output channels, weights [kH][kW][Cin][Cout rounded up to 8];
 /// - anything else: im2col per group into scratch, then a GEMM with weights packed [kH*kW*Cin/g][Cout/g].
+///
+/// A pointwise convolution may also carry a fused residual add (see `fusingResidual`): the
+/// graph's `Add` of this conv's output and another value then happens in the GEMM's store.
 struct Conv2DOperation: GraphOperation {
-    enum Strategy: Sendable { case pointwise, depthwise, im2col }
+    enum Strategy: Sendable { case pointwise, depthwise, direct, im2col }
+
+    /// A residual add fused into the store: output = clamp(conv + inputs[1]) with `activation`.
+    struct Residual: Sendable {
+        var value: ValueID
+        var activation: Activation
+    }
+
+    static let directMaxInputChannels = 8
 
     let name: String
     let inputs: [ValueID]
@@ -20,14 +34,29 @@ struct Conv2DOperation: GraphOperation {
     let groups: Int
     let activation: Activation
     let strategy: Strategy
-    let packedWeights: [Float]
-    let bias: [Float]
+    let packedWeights: AlignedFloats
+    let bias: AlignedFloats
+    let residual: Residual?
 
     /// - Parameter weights: PyTorch layout [outChannels][inChannels / groups][kernelHeight][kernelWidth].
     init(
         name: String, input: ValueID, output: ValueID, inputShape: FeatureMapShape, outChannels: Int,
         kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation,
         weights: [Float], bias: [Float]
+    ) {
+        self = weights.withUnsafeBufferPointer { weights in
+            Conv2DOperation(
+                name: name, input: input, output: output, inputShape: inputShape, outChannels: outChannels,
+                kernel: kernel, stride: stride, padding: padding, groups: groups, activation: activation,
+                weights: weights, bias: bias)
+        }
+    }
+
+    /// - Parameter weights: as above, read in place (the mapped weights file) while packing.
+    init(
+        name: String, input: ValueID, output: ValueID, inputShape: FeatureMapShape, outChannels: Int,
+        kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation,
+        weights: UnsafeBufferPointer<Float>, bias: [Float]
     ) {
         self.name = name
         self.inputs = [input]
@@ -38,30 +67,68 @@ struct Conv2DOperation: GraphOperation {
         self.padding = padding
         self.groups = groups
         self.activation = activation
-        self.bias = bias
+        self.bias = AlignedFloats(bias)
+        self.residual = nil
         outputShape = Self.outputShape(input: inputShape, outChannels: outChannels, kernel: kernel, stride: stride, padding: padding)
         let inPerGroup = inputShape.channels / groups, outPerGroup = outChannels / groups
         let (kh, kw) = kernel
+        let isPointwise = kh == 1 && kw == 1 && stride == (1, 1) && groups == 1 && padding == .none
         if groups == inputShape.channels && groups == outChannels {
             strategy = .depthwise
-            var packed = [Float](repeating: 0, count: kh * kw * outChannels)
-            for c in 0..<outChannels { for y in 0..<kh { for x in 0..<kw {
-                packed[(y * kw + x) * outChannels + c] = weights[(c * kh + y) * kw + x]
-            } } }
-            packedWeights = packed
+            packedWeights = AlignedFloats(count: kh * kw * outChannels) { packed in
+                for c in 0..<outChannels { for y in 0..<kh { for x in 0..<kw {
+                    packed[(y * kw + x) * outChannels + c] = weights[(c * kh + y) * kw + x]
+                } } }
+            }
+        } else if isPointwise {
+            strategy = .pointwise
+            // PyTorch [Cout][Cin][1][1] is already [n][k] for the GEMM.
+            let (k, n) = (inputShape.channels, outChannels)
+            packedWeights = AlignedFloats(count: cls_gemm_packed_count(k, n)) { packed in
+                cls_gemm_pack_weights(weights.baseAddress, k, n, packed)
+            }
+        } else if groups == 1 && inputShape.channels <= Self.directMaxInputChannels {
+            strategy = .direct
+            let count = cls_direct_conv_packed_count(Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels))
+            packedWeights = AlignedFloats(count: count) { packed in
+                cls_direct_conv_pack_weights(weights.baseAddress, Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels), packed)
+            }
         } else {
-            let isPointwise = kh == 1 && kw == 1 && stride == (1, 1) && groups == 1 && padding == .none
-            strategy = isPointwise ? .pointwise : .im2col
+            strategy = .im2col
             // Per group g: a [kh*kw*inPerGroup][outPerGroup] block, row index (y*kw + x)*inPerGroup + i.
             let rows = kh * kw * inPerGroup
-            var packed = [Float](repeating: 0, count: groups * rows * outPerGroup)
-            for g in 0..<groups { for o in 0..<outPerGroup { for i in 0..<inPerGroup { for y in 0..<kh { for x in 0..<kw {
-                let source = (((g * outPerGroup + o) * inPerGroup + i) * kh + y) * kw + x
-                let row = (y * kw + x) * inPerGroup + i
-                packed[(g * rows + row) * outPerGroup + o] = weights[source]
-            } } } } }
-            packedWeights = packed
+            packedWeights = AlignedFloats(count: groups * rows * outPerGroup) { packed in
+                for g in 0..<groups { for o in 0..<outPerGroup { for i in 0..<inPerGroup { for y in 0..<kh { for x in 0..<kw {
+                    let source = (((g * outPerGroup + o) * inPerGroup + i) * kh + y) * kw + x
+                    let row = (y * kw + x) * inPerGroup + i
+                    packed[(g * rows + row) * outPerGroup + o] = weights[source]
+                } } } } }
+            }
         }
+    }
+
+    private init(fusing base: Conv2DOperation, residual: Residual, output: ValueID) {
+        name = base.name
+        inputs = [base.inputs[0], residual.value]
+        self.output = output
+        inputShape = base.inputShape
+        outputShape = base.outputShape
+        kernel = base.kernel
+        stride = base.stride
+        padding = base.padding
+        groups = base.groups
+        activation = base.activation
+        strategy = base.strategy
+        packedWeights = base.packedWeights
+        bias = base.bias
+        self.residual = residual
+    }
+
+    /// This convolution with `Add(self, value)` (then `activation`) done in its store, writing
+    /// `output`; nil unless the strategy supports it (pointwise).
+    func fusingResidual(_ value: ValueID, activation: Activation, output: ValueID) -> Conv2DOperation? {
+        guard strategy == .pointwise, residual == nil else { return nil }
+        return Conv2DOperation(fusing: self, residual: Residual(value: value, activation: activation), output: output)
     }
 
     static func outputShape(input: FeatureMapShape, outChannels: Int, kernel: (Int, Int), stride: (Int, Int), padding: Padding) -> FeatureMapShape {
@@ -71,7 +138,9 @@ struct Conv2DOperation: GraphOperation {
             channels: outChannels)
     }
 
-    var kindDescription: String { "Conv2D \(strategy) \(kernel.height)x\(kernel.width)/\(stride.height)" }
+    var kindDescription: String {
+        "Conv2D \(strategy) \(kernel.height)x\(kernel.width)/\(stride.height)" + (residual == nil ? "" : " +add")
+    }
 
     var scratchCount: Int {
         strategy == .im2col ? outputShape.pixelCount * kernel.height * kernel.width * (inputShape.channels / groups) : 0
@@ -80,25 +149,29 @@ struct Conv2DOperation: GraphOperation {
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         let input = inputs[0]
         let (lower, upper) = activation.clampRange
-        packedWeights.withUnsafeBufferPointer { weights in
-            bias.withUnsafeBufferPointer { bias in
-                switch strategy {
-                case .depthwise:
-                    cls_depthwise_conv2d(
-                        input, Int32(inputShape.height), Int32(inputShape.width), Int32(inputShape.channels),
-                        weights.baseAddress, bias.baseAddress, Int32(kernel.height), Int32(kernel.width),
-                        Int32(stride.height), Int32(stride.width), Int32(padding.top), Int32(padding.left),
-                        output, Int32(outputShape.height), Int32(outputShape.width), lower, upper)
-                case .pointwise:
-                    BLAS.multiply(
-                        m: outputShape.pixelCount, n: outputShape.channels, k: inputShape.channels,
-                        a: input, b: weights.baseAddress!, c: output)
-                    cls_bias_activation(output, outputShape.pixelCount, outputShape.channels, bias.baseAddress, lower, upper)
-                case .im2col:
-                    runIm2col(input: input, weights: weights.baseAddress!, output: output, scratch: scratch)
-                    cls_bias_activation(output, outputShape.pixelCount, outputShape.channels, bias.baseAddress, lower, upper)
-                }
-            }
+        let weights = packedWeights.base, bias = bias.base
+        switch strategy {
+        case .depthwise:
+            cls_depthwise_conv2d(
+                input, Int32(inputShape.height), Int32(inputShape.width), Int32(inputShape.channels),
+                weights, bias, Int32(kernel.height), Int32(kernel.width),
+                Int32(stride.height), Int32(stride.width), Int32(padding.top), Int32(padding.left),
+                output, Int32(outputShape.height), Int32(outputShape.width), lower, upper)
+        case .pointwise:
+            let (residualLower, residualUpper) = residual?.activation.clampRange ?? (-.infinity, .infinity)
+            cls_gemm_packed(
+                outputShape.pixelCount, outputShape.channels, inputShape.channels, input, inputShape.channels,
+                weights, bias, lower, upper, residual == nil ? nil : inputs[1], residualLower, residualUpper,
+                output, outputShape.channels)
+        case .direct:
+            cls_direct_conv2d(
+                input, Int32(inputShape.height), Int32(inputShape.width), Int32(inputShape.channels),
+                weights, bias, Int32(kernel.height), Int32(kernel.width),
+                Int32(stride.height), Int32(stride.width), Int32(padding.top), Int32(padding.left),
+                output, Int32(outputShape.height), Int32(outputShape.width), Int32(outputShape.channels), lower, upper)
+        case .im2col:
+            runIm2col(input: input, weights: weights, output: output, scratch: scratch)
+            cls_bias_activation(output, outputShape.pixelCount, outputShape.channels, bias, lower, upper)
         }
     }
 
@@ -116,7 +189,6 @@ struct Conv2DOperation: GraphOperation {
         }
     }
 }
-
 extension Conv2DOperation: GraphOperationBuilder {
     static let opName = "Conv2D"
 
@@ -145,13 +217,15 @@ extension Conv2DOperation: GraphOperationBuilder {
         guard input.shape.height + padding.top + padding.bottom >= kernel[0],
             input.shape.width + padding.left + padding.right >= kernel[1]
         else { throw context.error(node, "kernel \(kernel) is larger than the padded input \(input.shape)") }
-        let weights = try context.tensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node)
         let bias = node.bias == nil ? [Float](repeating: 0, count: outChannels) : try context.tensor(node.bias, "bias", shape: [outChannels], of: node)
         let activation = try context.activation(of: node)
         let shape = outputShape(input: input.shape, outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding)
-        return Conv2DOperation(
-            name: node.name, input: input.id, output: context.define(node.output, shape: shape), inputShape: input.shape,
-            outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding,
-            groups: groups, activation: activation, weights: weights, bias: bias)
+        let output = context.define(node.output, shape: shape)
+        return try context.withTensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node) { weights in
+            Conv2DOperation(
+                name: node.name, input: input.id, output: output, inputShape: input.shape,
+                outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding,
+                groups: groups, activation: activation, weights: weights, bias: bias)
+        }
     }
 }

@@ -1,22 +1,47 @@
 import CClassifyKernels
 
-/// y = W x + b with W stored [outFeatures][inFeatures] (row-major, as converted), fused activation.
+/// y = W x + b with W given [outFeatures][inFeatures] (row-major, as converted), fused activation.
+///
+/// Runs as a one-row GEMM on the pointwise kernel (`cls_gemm_packed`): W is [n][k] in GEMM terms
+/// and is packed once into panels of 16 outputs; bias and clamp happen in the store, and with two
+/// threads the panels are split between them.
 struct FullyConnectedOperation: GraphOperation {
     let name: String
     let inputs: [ValueID]
     let output: ValueID
     let inFeatures: Int
     let outFeatures: Int
-    let weights: [Float]
-    let bias: [Float]
+    let packedWeights: AlignedFloats
+    let bias: AlignedFloats
     let activation: Activation
+
+    init(name: String, inputs: [ValueID], output: ValueID, inFeatures: Int, outFeatures: Int, weights: [Float], bias: [Float], activation: Activation) {
+        self = weights.withUnsafeBufferPointer { weights in
+            FullyConnectedOperation(
+                name: name, inputs: inputs, output: output, inFeatures: inFeatures, outFeatures: outFeatures,
+                weights: weights, bias: bias, activation: activation)
+        }
+    }
+
+    /// - Parameter weights: as above, read in place (the mapped weights file) while packing.
+    init(name: String, inputs: [ValueID], output: ValueID, inFeatures: Int, outFeatures: Int, weights: UnsafeBufferPointer<Float>, bias: [Float], activation: Activation) {
+        self.name = name
+        self.inputs = inputs
+        self.output = output
+        self.inFeatures = inFeatures
+        self.outFeatures = outFeatures
+        self.activation = activation
+        self.bias = AlignedFloats(bias)
+        packedWeights = AlignedFloats(count: cls_gemm_packed_count(inFeatures, outFeatures)) { packed in
+            cls_gemm_pack_weights(weights.baseAddress, inFeatures, outFeatures, packed)
+        }
+    }
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         let (lower, upper) = activation.clampRange
-        weights.withUnsafeBufferPointer { weights in
-            BLAS.multiply(rows: outFeatures, columns: inFeatures, matrix: weights.baseAddress!, vector: inputs[0], into: output)
-        }
-        bias.withUnsafeBufferPointer { cls_bias_activation(output, 1, outFeatures, $0.baseAddress, lower, upper) }
+        cls_gemm_packed(
+            1, outFeatures, inFeatures, inputs[0], inFeatures, packedWeights.base, bias.base, lower, upper,
+            nil, -.infinity, .infinity, output, outFeatures)
     }
 }
 
@@ -30,12 +55,13 @@ extension FullyConnectedOperation: GraphOperationBuilder {
         guard input.shape.elementCount == inFeatures else {
             throw context.error(node, "inFeatures is \(inFeatures) but input '\(node.inputs[0])' has \(input.shape.elementCount) values")
         }
-        let weights = try context.tensor(node.weight, "weight", shape: [outFeatures, inFeatures], of: node)
         let bias = node.bias == nil ? [Float](repeating: 0, count: outFeatures) : try context.tensor(node.bias, "bias", shape: [outFeatures], of: node)
         let activation = try context.activation(of: node)
         let output = context.define(node.output, shape: .vector(outFeatures))
-        return FullyConnectedOperation(
-            name: node.name, inputs: [input.id], output: output, inFeatures: inFeatures, outFeatures: outFeatures,
-            weights: weights, bias: bias, activation: activation)
+        return try context.withTensor(node.weight, "weight", shape: [outFeatures, inFeatures], of: node) { weights in
+            FullyConnectedOperation(
+                name: node.name, inputs: [input.id], output: output, inFeatures: inFeatures, outFeatures: outFeatures,
+                weights: weights, bias: bias, activation: activation)
+        }
     }
 }
