@@ -101,4 +101,13 @@ public struct ClassificationResult: Sendable {
     public var observations: [ClassificationObservation]
     /// The image's feature print, for similarity search.
     public var featurePrint: FeaturePrintObservation
+
+    /// A result assembled from parts (for pipelines that run the stages themselves).
+    public init(width: Int, height: Int, format: ImageFormat, observations: [ClassificationObservation], featurePrint: FeaturePrintObservation) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.observations = observations
+        self.featurePrint = featurePrint
+    }
 }

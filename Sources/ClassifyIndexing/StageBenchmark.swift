@@ -1,0 +1,120 @@
+import Classify
+import Foundation
+import TagIndex
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Times each stage of indexing a folder (read, decode, preprocess, infer, store) one image at a
+/// time, then the whole concurrent pipeline (`FolderIndexer`) on the same files, and reports
+/// images per second and the process's peak resident memory.
+///
+/// ```swift
+/// let report = try await StageBenchmark.run(folder: "/photos", limit: 200, classifier: try ImageClassifier())
+/// print(report.pipelineImagesPerSecond)
+/// ```
+public enum StageBenchmark {
+    /// Figures of one run; stage times are per image, in milliseconds.
+    public struct Report: Sendable, Codable {
+        public var images: Int
+        public var failed: Int
+        /// Median and mean milliseconds per image for each stage, in pipeline order.
+        public var stages: [Stage]
+        /// Sum of the stage means: one image on one core, start to end.
+        public var serialMillisecondsPerImage: Double
+        /// The real pipeline (`FolderIndexer`, `jobs` at once, batched writes) on the same files.
+        public var pipelineImagesPerSecond: Double
+        public var jobs: Int
+        /// Peak resident set size of this process so far, in MiB.
+        public var peakResidentMiB: Double
+
+        public struct Stage: Sendable, Codable {
+            public var name: String
+            public var medianMilliseconds: Double
+            public var meanMilliseconds: Double
+        }
+    }
+
+    /// Runs on the first `limit` image files under `folder`.
+    public static func run(folder: String, limit: Int, jobs: Int? = nil, classifier: ImageClassifier) async throws -> Report {
+        let files = ImageFileWalker(paths: [folder]).lazy.compactMap { entry -> ImageFileWalker.File? in
+            if case .file(let file) = entry, file.isRegularFile { return file }
+            return nil
+        }.prefix(limit)
+        let scratch = FileManager.default.temporaryDirectory.appending(path: "classify-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
+        // Stage by stage, one image at a time.
+        let serialIndex = try TagIndex(url: scratch.appending(path: "serial.sqlite"))
+        let vocabulary = IndexVocabulary(model: classifier.model)
+        try serialIndex.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+        var preprocessor = Preprocessor()
+        var times: [String: [Double]] = [:]
+        var failed = 0, images = 0
+        let clock = ContinuousClock()
+        func milliseconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) * 1e-15
+        }
+        ComputeThreads.configure(1)
+        for file in files {
+            images += 1
+            var bytes: [UInt8] = []
+            var image: DecodedImage?
+            var output: InferenceOutput?
+            times["read", default: []].append(milliseconds(clock.measure {
+                bytes = (try? classifier.decoder.readFile(at: URL(fileURLWithPath: file.path))) ?? []
+            }))
+            times["decode", default: []].append(milliseconds(clock.measure {
+                image = try? classifier.decoder.decode(bytes, minimumShortSide: classifier.model.description.input.resizeShortSide)
+            }))
+            guard let image else {
+                failed += 1
+                continue
+            }
+            var preprocessTime = Duration.zero
+            let inferStart = clock.now
+            output = classifier.model.infer { input in
+                preprocessTime = clock.measure { preprocessor.preprocess(image, into: input) }
+            }
+            let inferTime = clock.now - inferStart - preprocessTime
+            times["preprocess", default: []].append(milliseconds(preprocessTime))
+            times["infer", default: []].append(milliseconds(inferTime))
+            let result = ClassificationResult(
+                width: image.originalWidth, height: image.originalHeight, format: image.format,
+                observations: classifier.model.labelSet.observations(probabilities: output!.probabilities),
+                featurePrint: FeaturePrintObservation(features: output!.features))
+            let facts = FileFacts(path: file.path, size: file.size, modificationTime: Date(timeIntervalSince1970: file.modificationTime))
+            let entry = vocabulary.entry(for: result, file: facts, contentHash: ContentHash.hex(of: bytes))
+            times["store", default: []].append(milliseconds(clock.measure { try? serialIndex.write(batch: [entry]) }))
+        }
+
+        // The whole pipeline on the same files (copied as links so the roots hold only them).
+        let linked = scratch.appending(path: "files")
+        try FileManager.default.createDirectory(at: linked, withIntermediateDirectories: true)
+        for (number, file) in files.enumerated() {
+            let name = String(format: "%06d-", number) + URL(fileURLWithPath: file.path).lastPathComponent
+            try FileManager.default.createSymbolicLink(atPath: linked.appending(path: name).path, withDestinationPath: file.path)
+        }
+        let pipelineIndex = try TagIndex(url: scratch.appending(path: "pipeline.sqlite"))
+        let indexer = FolderIndexer(index: pipelineIndex, classifier: classifier)
+        try pipelineIndex.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+        let options = FolderIndexer.Options(roots: [linked.path], jobs: jobs)
+        let pipelineTime = try await clock.measure { _ = try await indexer.run(options) }
+
+        let order = ["read", "decode", "preprocess", "infer", "store"]
+        let stages = order.map { name -> Report.Stage in
+            let values = (times[name] ?? []).sorted()
+            let median = values.isEmpty ? 0 : values[values.count / 2]
+            let mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+            return Report.Stage(name: name, medianMilliseconds: median, meanMilliseconds: mean)
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let seconds = milliseconds(pipelineTime) / 1e3
+        return Report(
+            images: images, failed: failed, stages: stages, serialMillisecondsPerImage: stages.map(\.meanMilliseconds).reduce(0, +),
+            pipelineImagesPerSecond: seconds > 0 ? Double(images) / seconds : 0,
+            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, peakResidentMiB: Double(usage.ru_maxrss) / 1024)
+    }
+}
