@@ -25,4 +25,10 @@ void cls_bias_activation(float *data, size_t rows, size_t channels, const float 
 /// out[i] = clamp(a[i] + b[i]); out may alias a or b.
 void cls_add_activation(const float *a, const float *b, float *out, size_t count, float lower, float upper);
 
+/// Dot products of fp32 vectors with binary16 rows (little-endian IEEE half bits, e.g. stored
+/// feature prints): out[q * count + r] = sum_k queries[q * dim + k] * half(rows[r * dim + k]).
+/// Used by TagIndex similarity search and near-duplicate grouping.
+void cls_half_dot_block(const float *queries, size_t query_count, const uint16_t *rows, size_t count, size_t dim,
+                        float *out);
+
 #endif
