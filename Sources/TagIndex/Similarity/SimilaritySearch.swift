@@ -22,21 +22,6 @@ public enum SimilarityScore {
 }
 
 extension TagIndex {
-    /// The stored feature print of the image at `path` (unit length, decoded from fp16), or nil
-    /// when the image is not indexed or has no print.
-    ///
-    /// ```swift
-    /// let print = try index.featurePrint(atPath: "/photos/a.jpg")
-    /// ```
-    public func featurePrint(atPath path: String) throws -> [Float]? {
-        try database.read { db in
-            guard let data = try Data.fetchOne(
-                db, sql: "SELECT feature_print FROM images WHERE path = ?", arguments: [path])
-            else { return nil }
-            return FeaturePrint.decode([UInt8](data))
-        }
-    }
-
     /// The indexed images most similar to the indexed image at `path` (itself excluded), best first.
     ///
     /// `query` narrows the candidates with a label expression and filters, and gives the page
@@ -48,7 +33,7 @@ extension TagIndex {
     /// let page = try index.similar(toPath: "/photos/dog.jpg", query: Query(parsing: "dog under:/photos/2024"))
     /// ```
     public func similar(toPath path: String, query: Query = Query(), minimumScore: Double = 0) throws -> SearchPage {
-        guard let print = try featurePrint(atPath: path) else {
+        guard let print = try featurePrint(forPath: path) else {
             throw TagIndexError.invalidInput("\(path) is not indexed or has no feature print")
         }
         return try similar(to: print, query: query, minimumScore: minimumScore, excludingPath: path)
