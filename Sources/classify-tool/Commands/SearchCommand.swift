@@ -19,6 +19,7 @@ struct SearchCommand: ParsableCommand {
               classify-tool search '(dog OR cat) -indoor' --under ~/Pictures/2024 --filter high-precision
               classify-tool search retriev* --format json --facets 10
               classify-tool search --failed
+              classify-tool search beach --color 012ACF
             """)
 
     @Argument(help: "The query (words are joined with spaces).") var query: [String] = []
@@ -39,6 +40,7 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "Minimum height in pixels.") var minHeight: Int?
     @Option(help: ArgumentHelp("Minimum file size, e.g. 500KB or 2MB.", valueName: "size")) var minSize: String?
     @Option(help: ArgumentHelp("Maximum file size.", valueName: "size")) var maxSize: String?
+    @Option(help: ArgumentHelp("Rank by how much of this color images contain (with or without a query).", valueName: "RRGGBB")) var color: String?
     @Flag(help: "Only images with no label above the threshold.") var untagged = false
     @Flag(help: "Only files that could not be classified (with the reason).") var failed = false
     @OptionGroup var database: DatabaseOptions
@@ -61,7 +63,12 @@ struct SearchCommand: ParsableCommand {
         let index = try database.open(create: false)
         let result: SearchPage
         do {
-            result = try index.search(parsed)
+            if let color {
+                guard let target = IndexedColor(hex: color) else { throw ValidationError("--color takes a hex color like 012ACF, not '\(color)'") }
+                result = try index.search(color: target, query: parsed)
+            } else {
+                result = try index.search(parsed)
+            }
         } catch let error as TagIndexError {
             Terminal.error("error: \(error)")
             throw ExitCode(1)
