@@ -62,7 +62,7 @@ extension TagIndex {
     /// ```swift
     /// let groups = try index.duplicateGroups(threshold: TagIndex.defaultDuplicateThreshold)
     /// ```
-    public static let defaultDuplicateThreshold = 0.90
+    public static let defaultDuplicateThreshold = 0.80
 
     /// Groups of near-duplicate images, largest first, each with a suggested keeper.
     ///
