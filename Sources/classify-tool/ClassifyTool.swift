@@ -14,6 +14,6 @@ struct ClassifyTool: AsyncParsableCommand {
               classify-tool search dog
             """,
         version: ClassifyVersion.current,
-        subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self]
+        subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, SimilarBenchCommand.self]
     )
 }
