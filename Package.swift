@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Hot search loops step SQLite statements directly (see TagIndex/Search/RawScan.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // fp16 feature-print dot products (F16C + FMA) for similarity search; plain C, no dependencies.
+                "CClassifyKernels",
             ]),
 
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).

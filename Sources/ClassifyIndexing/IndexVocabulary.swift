@@ -45,7 +45,10 @@ public struct IndexVocabulary: Sendable {
             width: result.width, height: result.height, model: stamp,
             observations: result.observations.lazy.filter { $0.confidence >= floor }
                 .map { LabelConfidence(identifier: $0.identifier, confidence: Double($0.confidence)) },
-            featurePrint: result.featurePrint.values))
+            featurePrint: result.featurePrint.values,
+            dominantColors: result.dominantColors.map {
+                IndexedColor(red: $0.red, green: $0.green, blue: $0.blue, weight: Double($0.weight))
+            }))
     }
 
     /// The index row for a file that could not be classified.

@@ -32,7 +32,7 @@ struct ClassifyTool: AsyncParsableCommand {
               classify-tool search dog --format json | jq '.results[].path'
             """,
         version: ClassifyVersion.current,
-        subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, LabelsCommand.self, CalibrateCommand.self, EvaluateCommand.self, BenchCommand.self]
+        subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, SimilarBenchCommand.self]
     )
 
     /// Runs the command line; usage errors exit 1 (ArgumentParser's default would be 64).

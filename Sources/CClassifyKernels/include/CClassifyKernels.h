@@ -77,4 +77,10 @@ void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, c
                              int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper, float *output,
                              int out_h, int out_w, int band_rows, float *scratch, size_t scratch_floats);
 
+/// Dot products of fp32 vectors with binary16 rows (little-endian IEEE half bits, e.g. stored
+/// feature prints): out[q * count + r] = sum_k queries[q * dim + k] * half(rows[r * dim + k]).
+/// Used by TagIndex similarity search and near-duplicate grouping.
+void cls_half_dot_block(const float *queries, size_t query_count, const uint16_t *rows, size_t count, size_t dim,
+                        float *out);
+
 #endif

@@ -67,7 +67,8 @@ public struct ImageClassifier: Sendable {
         return ClassificationResult(
             width: image.originalWidth, height: image.originalHeight, format: image.format,
             observations: model.labelSet.observations(probabilities: output.probabilities),
-            featurePrint: FeaturePrintObservation(features: output.features))
+            featurePrint: FeaturePrintObservation(features: output.features),
+            dominantColors: DominantColors.extract(from: image))
     }
 
     /// The raw network outputs for a decoded image (for calibration and tests).
@@ -101,13 +102,17 @@ public struct ClassificationResult: Sendable {
     public var observations: [ClassificationObservation]
     /// The image's feature print, for similarity search.
     public var featurePrint: FeaturePrintObservation
+    /// The image's few dominant colors, heaviest first (see ``DominantColors``), for color search.
+    public var dominantColors: [DominantColor] = []
 
     /// A result assembled from parts (for pipelines that run the stages themselves).
-    public init(width: Int, height: Int, format: ImageFormat, observations: [ClassificationObservation], featurePrint: FeaturePrintObservation) {
+    public init(width: Int, height: Int, format: ImageFormat, observations: [ClassificationObservation],
+                featurePrint: FeaturePrintObservation, dominantColors: [DominantColor] = []) {
         self.width = width
         self.height = height
         self.format = format
         self.observations = observations
         self.featurePrint = featurePrint
+        self.dominantColors = dominantColors
     }
 }

@@ -53,6 +53,8 @@ public struct ImageClassification: Sendable, Hashable {
     public var observations: [LabelConfidence]
     /// Pooled feature vector (1280 floats), or nil.
     public var featurePrint: [Float]?
+    /// Dominant colors with their weights (stored compactly, see ``IndexedColor``); empty for none.
+    public var dominantColors: [IndexedColor] = []
 
     /// Creates a classification result.
     ///
@@ -63,7 +65,7 @@ public struct ImageClassification: Sendable, Hashable {
     public init(
         path: String, size: Int64, modificationTime: Date, contentHash: String,
         width: Int, height: Int, model: ModelStamp, observations: [LabelConfidence],
-        featurePrint: [Float]? = nil
+        featurePrint: [Float]? = nil, dominantColors: [IndexedColor] = []
     ) {
         self.path = path
         self.size = size
@@ -74,6 +76,7 @@ public struct ImageClassification: Sendable, Hashable {
         self.model = model
         self.observations = observations
         self.featurePrint = featurePrint
+        self.dominantColors = dominantColors
     }
 
     /// The file facts of this result.

@@ -13,7 +13,7 @@ import GRDB
 ///   indexed_at, error_stage, error_reason, top_confidence, feature_print, dominant_colors)`.
 ///   `top_confidence` is the highest stored confidence (NULL when none), so
 ///   "untagged" needs no join. `feature_print` is fp16 (see ``FeaturePrint``);
-///   `dominant_colors` is reserved for a later issue.
+///   `dominant_colors` is 4 bytes per color (see ``IndexedColor``).
 /// - `labels(id, identifier UNIQUE, display_name, synonyms JSON, image_count)`;
 ///   `label_parents(label_id, parent_id)`; `label_curves(label_id, threshold, precision, recall)`;
 ///   `label_text` (FTS5 over identifier, display name and synonyms, rowid = label id).

@@ -157,7 +157,7 @@ struct Searcher {
         return thresholds
     }
 
-    private func filterConditions(passesFunction: String?) -> SQLFragment {
+    func filterConditions(passesFunction: String?) -> SQLFragment {
         let filters = query.filters
         var conditions: [SQLFragment] = []
         for folder in filters.folders {
@@ -232,7 +232,7 @@ struct Searcher {
         return facetList(counts)
     }
 
-    private func hits(_ scored: [(id: Int64, score: Double)]) throws -> [SearchHit] {
+    func hits(_ scored: [(id: Int64, score: Double)]) throws -> [SearchHit] {
         guard !scored.isEmpty else { return [] }
         let rows = try Row.fetchAll(
             db,

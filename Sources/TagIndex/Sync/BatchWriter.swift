@@ -130,7 +130,8 @@ struct BatchWriter {
             path: result.path, size: result.size, mtime: result.modificationTime,
             hash: result.contentHash, width: result.width, height: result.height,
             modelID: try modelID(result.model), errorStage: nil, errorReason: nil,
-            topConfidence: best.values.max(), featurePrint: featurePrint)
+            topConfidence: best.values.max(), featurePrint: featurePrint,
+            dominantColors: IndexedColor.encode(result.dominantColors))
         try deleteObservations(imageID)
         let insert = try db.cachedStatement(
             sql: "INSERT INTO observations(label_id, image_id, best, confidence) VALUES (?, ?, ?, ?)")
@@ -156,23 +157,23 @@ struct BatchWriter {
     private func upsertImage(
         path: String, size: Int64, mtime: Date, hash: String?, width: Int?, height: Int?,
         modelID: Int64, errorStage: String?, errorReason: String?, topConfidence: Int?,
-        featurePrint: Data?
+        featurePrint: Data?, dominantColors: Data? = nil
     ) throws -> Int64 {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
-                               error_stage, error_reason, top_confidence, feature_print)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               error_stage, error_reason, top_confidence, feature_print, dominant_colors)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(path) DO UPDATE SET
                 size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
                 width = excluded.width, height = excluded.height, model_id = excluded.model_id,
                 indexed_at = excluded.indexed_at, error_stage = excluded.error_stage,
                 error_reason = excluded.error_reason, top_confidence = excluded.top_confidence,
-                feature_print = excluded.feature_print
+                feature_print = excluded.feature_print, dominant_colors = excluded.dominant_colors
             RETURNING id
             """)
         let arguments: StatementArguments = [
             path, size, Timestamps.microseconds(mtime), hash, width, height, modelID, now,
-            errorStage, errorReason, topConfidence, featurePrint,
+            errorStage, errorReason, topConfidence, featurePrint, dominantColors,
         ]
         return try Int64.fetchOne(statement, arguments: arguments)!
     }

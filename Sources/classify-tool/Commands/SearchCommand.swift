@@ -24,6 +24,7 @@ struct SearchCommand: ParsableCommand {
               classify-tool search retriev* --format json --facets 10
               classify-tool search dog --filter high-precision --sort date --limit 20
               classify-tool search --failed
+              classify-tool search beach --color 012ACF
             """)
 
     @Argument(help: "The query (words are joined with spaces).") var query: [String] = []
@@ -44,6 +45,7 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "Minimum height in pixels.") var minHeight: Int?
     @Option(help: ArgumentHelp("Minimum file size, e.g. 500KB or 2MB.", valueName: "size")) var minSize: String?
     @Option(help: ArgumentHelp("Maximum file size.", valueName: "size")) var maxSize: String?
+    @Option(help: ArgumentHelp("Rank by how much of this color images contain (with or without a query).", valueName: "RRGGBB")) var color: String?
     @Flag(help: "Only images with no label above the threshold.") var untagged = false
     @Flag(help: "Only files that could not be classified (with the reason).") var failed = false
     @OptionGroup var database: DatabaseOptions
@@ -78,7 +80,12 @@ struct SearchCommand: ParsableCommand {
         }
         let result: SearchPage
         do {
-            result = try index.search(parsed)
+            if let color {
+                guard let target = IndexedColor(hex: color) else { throw ValidationError("--color takes a hex color like 012ACF, not '\(color)'") }
+                result = try index.search(color: target, query: parsed)
+            } else {
+                result = try index.search(parsed)
+            }
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import TagIndex
+
+/// `classify-tool duplicates`: groups of near-duplicate photos, with a suggested keeper.
+struct DuplicatesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "duplicates",
+        abstract: "Find groups of near-duplicate photos in the index.",
+        discussion: """
+            Two images are near-duplicates when their feature prints score at least --threshold
+            (the same shot resized, recompressed, slightly cropped or brightened); a group is every
+            image connected that way. Largest groups first; the first path of a group (marked
+            "keep") has the largest resolution. --pairs lists the scored pairs instead.
+
+            Examples:
+              classify-tool duplicates
+              classify-tool duplicates --threshold 0.95 --query 'under:/photos/2024' --format json
+            """)
+
+    @Option(help: "Similarity score (0..1) at which two images are near-duplicates.")
+    var threshold = TagIndex.defaultDuplicateThreshold
+    @Option(help: "Only images matching this search (labels and filters).") var query: String?
+    @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
+    @Flag(help: "List every pair at or above the threshold (score, path, path) instead of groups.") var pairs = false
+    @Option(help: "Output format: paths or json.") var format: SearchCommand.SearchFormat = .paths
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func validate() throws {
+        guard (0...1).contains(threshold) else { throw ValidationError("--threshold takes 0...1") }
+    }
+
+    func run() throws {
+        verbosity.apply()
+        var parsed = Query()
+        if let query {
+            do { parsed = try Query(parsing: query) } catch {
+                Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
+                throw ExitCode(1)
+            }
+        }
+        parsed.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let index = try database.open(create: false)
+        if pairs {
+            let found = try index.similarPairs(minimumScore: threshold, query: parsed)
+            switch format {
+            case .paths:
+                for pair in found { Terminal.out(String(format: "%.4f\t", pair.score) + pair.first + "\t" + pair.second) }
+            case .json:
+                try printJSON(found.map { ["score": ($0.score * 1e4).rounded() / 1e4, "first": $0.first, "second": $0.second] })
+            }
+            Terminal.note("\(found.count) pair\(found.count == 1 ? "" : "s") at or above \(threshold)")
+            return
+        }
+        let groups = try index.duplicateGroups(threshold: threshold, query: parsed)
+        switch format {
+        case .paths:
+            for (number, group) in groups.enumerated() {
+                if number > 0 { Terminal.out("") }
+                for (position, member) in group.members.enumerated() {
+                    let size = member.width.flatMap { w in member.height.map { "\(w)x\($0)" } } ?? "?"
+                    Terminal.out(String(format: "%@\t%.4f\t%@\t%@", position == 0 ? "keep" : "dup", member.score, size, member.path))
+                }
+            }
+        case .json:
+            try printJSON(groups.map { group in
+                [
+                    "keeper": group.keeper.path,
+                    "members": group.members.map { member -> [String: Any] in
+                        var object: [String: Any] = ["path": member.path, "score": (member.score * 1e4).rounded() / 1e4, "size": member.size]
+                        if let width = member.width, let height = member.height { object["width"] = width; object["height"] = height }
+                        return object
+                    },
+                ] as [String: Any]
+            })
+        }
+        let images = groups.reduce(0) { $0 + $1.members.count }
+        Terminal.note("\(groups.count) group\(groups.count == 1 ? "" : "s") of near-duplicates (\(images) images, \(images - groups.count) could go) at threshold \(threshold)")
+    }
+
+    private func printJSON(_ value: Any) throws {
+        let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+        Terminal.out(String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Classify
+import Foundation
+import TagIndex
+
+/// `classify-tool bench-similar`: similarity search and near-duplicate grouping on a synthetic index.
+struct SimilarBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-similar",
+        abstract: "Measure similarity search and duplicate grouping on a synthetic index.",
+        discussion: """
+            Builds an index of synthetic feature prints (default 100,000, with planted families of
+            near copies), then times `similar` over all images and one folder, and `duplicates`
+            over 10,000 images. With --photos, also times the dominant-color extraction that
+            classification adds, on up to 100 real photos decoded as the classifier decodes them.
+            Build with `swift build -c release` first.
+
+            Example:
+              classify-tool bench-similar --images 100000 --db /tmp/similar-bench.sqlite
+            """)
+
+    @Option(help: "Images in the synthetic index.") var images = 100_000
+    @Option(help: "Images grouped by the duplicates measurement.") var duplicateImages = 10_000
+    @Option(help: "Searches timed.") var searches = 30
+    @Option(help: ArgumentHelp("Where to build the index (replaced; default: a temporary file, removed).", valueName: "path"))
+    var db: String?
+    @Option(help: ArgumentHelp("Also time dominant colors on the photos of this folder.", valueName: "dir")) var photos: String?
+    @OptionGroup var modelOptions: ModelOptions
+
+    func validate() throws {
+        guard images >= 100, duplicateImages >= 1, searches >= 1 else { throw ValidationError("--images >= 100, --duplicate-images and --searches >= 1") }
+    }
+
+    func run() throws {
+        let url = db.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appending(path: "similar-bench-\(UUID().uuidString).sqlite")
+        defer {
+            if db == nil { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        }
+        let result = try SimilarityBenchmark(
+            databaseURL: url, imageCount: images, duplicateImageCount: min(duplicateImages, images), searches: searches
+        ).run { Terminal.note($0) }
+        Terminal.out(result.report)
+        if let photos { try measureColors(URL(fileURLWithPath: photos, isDirectory: true)) }
+    }
+
+    /// Median time of `DominantColors.extract` against the median time of classifying the same decoded image.
+    private func measureColors(_ folder: URL) throws {
+        let classifier = ImageClassifier(model: try modelOptions.loadModel())
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            .filter { ["jpg", "jpeg", "png"].contains(($0 as NSString).pathExtension.lowercased()) }.prefix(100)
+        var colorTimes: [Double] = [], classifyTimes: [Double] = [], counts: [Int] = []
+        for file in files {
+            guard let image = try? classifier.decode(contentsOf: folder.appending(path: file)) else { continue }
+            var start = DispatchTime.now().uptimeNanoseconds
+            let colors = DominantColors.extract(from: image)
+            colorTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            counts.append(colors.count)
+            start = DispatchTime.now().uptimeNanoseconds
+            _ = classifier.classify(image)
+            classifyTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        guard !colorTimes.isEmpty else { return }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        Terminal.out(String(
+            format: "dominant colors on %d photos: median %.3f ms (%.1f%% of classifying the decoded image, median %.1f ms, colors included); %.1f colors per photo",
+            colorTimes.count, median(colorTimes), 100 * median(colorTimes) / median(classifyTimes), median(classifyTimes),
+            Double(counts.reduce(0, +)) / Double(counts.count)))
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Classify
+import Foundation
+import TagIndex
+
+/// `classify-tool similar PATH` / `similar --image FILE`: the indexed images that look most alike.
+struct SimilarCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "similar",
+        abstract: "Find indexed images that look like an image.",
+        discussion: """
+            Ranks every indexed image by the cosine similarity of its feature print to the given
+            one (score 0..1; resized or recompressed copies score above ~0.95). PATH must be
+            indexed; --image classifies any file first. --query narrows the candidates with the
+            search language (labels and filters), e.g. --query 'dog under:/photos/2024'.
+            Prints "score<TAB>path" per line; --format json for details.
+
+            Examples:
+              classify-tool similar ~/Pictures/2024/beach.jpg --limit 10
+              classify-tool similar --image ~/Downloads/photo.jpg --min-score 0.8
+              classify-tool similar ~/Pictures/dog.jpg --query dog --under ~/Pictures/2024
+            """)
+
+    @Argument(help: "An indexed image.") var path: String?
+    @Option(help: ArgumentHelp("Any image file, classified on the fly.", valueName: "file")) var image: String?
+    @Option(help: "Only images matching this search (labels and filters).") var query: String?
+    @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
+    @Option(help: ArgumentHelp("Only these file types, e.g. jpg (repeatable).", valueName: "ext")) var type: [String] = []
+    @Option(help: "Only results scoring at least this (0..1).") var minScore = 0.0
+    @Option(help: "Results per page.") var limit = 20
+    @Option(help: "Page number, from 1.") var page = 1
+    @Option(help: "Output format: paths or json.") var format: SearchCommand.SearchFormat = .paths
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func validate() throws {
+        guard (path == nil) != (image == nil) else { throw ValidationError("give an indexed PATH or --image FILE (one of them)") }
+        guard (1...1000).contains(limit), page >= 1 else { throw ValidationError("--limit takes 1...1000 and --page starts at 1") }
+        guard (0...1).contains(minScore) else { throw ValidationError("--min-score takes 0...1") }
+    }
+
+    func run() throws {
+        verbosity.apply()
+        var parsed = Query()
+        if let query {
+            do { parsed = try Query(parsing: query) } catch {
+                Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
+                throw ExitCode(1)
+            }
+        }
+        parsed.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        parsed.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
+        parsed.limit = limit
+        parsed.page = page
+        let index = try database.open(create: false)
+        let result: SearchPage
+        do {
+            if let path {
+                result = try index.similar(
+                    toPath: URL(fileURLWithPath: path).standardizedFileURL.path, query: parsed, minimumScore: minScore)
+            } else {
+                let classifier = ImageClassifier(model: try modelOptions.loadModel())
+                let classified: ClassificationResult
+                do { classified = try classifier.classify(contentsOf: URL(fileURLWithPath: image!)) } catch {
+                    Terminal.error("error: \(image!): \(error)")
+                    throw ExitCode(1)
+                }
+                result = try index.similar(to: classified.featurePrint.values, query: parsed, minimumScore: minScore)
+            }
+        } catch let error as TagIndexError {
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        switch format {
+        case .paths:
+            for hit in result.hits { Terminal.out(String(format: "%.4f\t", hit.score) + hit.path) }
+            Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
+        case .json:
+            let object: [String: Any] = [
+                "total": result.totalCount, "page": result.page, "pageCount": result.pageCount, "limit": result.limit,
+                "results": result.hits.map { hit -> [String: Any] in
+                    var object: [String: Any] = ["path": hit.path, "score": (hit.score * 1e4).rounded() / 1e4, "size": hit.size]
+                    if let width = hit.width, let height = hit.height { object["width"] = width; object["height"] = height }
+                    return object
+                },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            Terminal.out(String(decoding: data, as: UTF8.self))
+        }
+    }
+}
