@@ -8,14 +8,15 @@ struct DuplicatesCommand: ParsableCommand {
         commandName: "duplicates",
         abstract: "Find groups of near-duplicate photos in the index.",
         discussion: """
-            Two images are near-duplicates when their feature prints score at least --threshold
-            (the same shot resized, recompressed, slightly cropped or brightened); a group is every
-            image connected that way. Largest groups first; the first path of a group (marked
-            "keep") has the largest resolution. --pairs lists the scored pairs instead.
+            Two images are near-duplicates when their feature prints score at
+            least --threshold (the same shot resized, recompressed, slightly
+            cropped or brightened); a group is every image connected that way.
+            Largest groups first; the first path of a group (marked "keep") has
+            the largest resolution. --pairs lists the scored pairs instead.
 
             Examples:
               classify-tool duplicates
-              classify-tool duplicates --threshold 0.95 --query 'under:/photos/2024' --format json
+              classify-tool duplicates --threshold 0.9 --format json
             """)
 
     @Option(help: "Similarity score (0..1) at which two images are near-duplicates.")

@@ -9,14 +9,15 @@ struct SimilarBenchCommand: ParsableCommand {
         commandName: "bench-similar",
         abstract: "Measure similarity search and duplicate grouping on a synthetic index.",
         discussion: """
-            Builds an index of synthetic feature prints (default 100,000, with planted families of
-            near copies), then times `similar` over all images and one folder, and `duplicates`
-            over 10,000 images. With --photos, also times the dominant-color extraction that
-            classification adds, on up to 100 real photos decoded as the classifier decodes them.
-            Build with `swift build -c release` first.
+            Builds an index of synthetic feature prints (default 100,000, with
+            planted families of near copies), then times `similar` over all
+            images and within one folder, and `duplicates` over 10,000 images.
+            With --photos, also times the dominant-color extraction that
+            classification adds, on up to 100 real photos. Build with
+            `swift build -c release` first.
 
             Example:
-              classify-tool bench-similar --images 100000 --db /tmp/similar-bench.sqlite
+              classify-tool bench-similar --images 100000 --db /tmp/bench.sqlite
             """)
 
     @Option(help: "Images in the synthetic index.") var images = 100_000

@@ -9,16 +9,17 @@ struct SimilarCommand: ParsableCommand {
         commandName: "similar",
         abstract: "Find indexed images that look like an image.",
         discussion: """
-            Ranks every indexed image by the cosine similarity of its feature print to the given
-            one (score 0..1; resized or recompressed copies score above ~0.95). PATH must be
-            indexed; --image classifies any file first. --query narrows the candidates with the
-            search language (labels and filters), e.g. --query 'dog under:/photos/2024'.
-            Prints "score<TAB>path" per line; --format json for details.
+            Ranks indexed images by the cosine similarity of their feature prints
+            to the given image (score 0..1; copies of a photo usually score above
+            0.85). PATH must be indexed; --image classifies any file first.
+            --query narrows the candidates with the search language (labels and
+            filters), e.g. --query 'dog:0.5 under:/photos/2024'. Prints
+            "score<TAB>path" per line; --format json for details.
 
             Examples:
               classify-tool similar ~/Pictures/2024/beach.jpg --limit 10
               classify-tool similar --image ~/Downloads/photo.jpg --min-score 0.8
-              classify-tool similar ~/Pictures/dog.jpg --query dog --under ~/Pictures/2024
+              classify-tool similar ~/Pictures/dog.jpg --query dog:0.5
             """)
 
     @Argument(help: "An indexed image.") var path: String?
