@@ -43,6 +43,7 @@ struct DuplicatesCommand: ParsableCommand {
         }
         parsed.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let index = try database.open(create: false)
+        try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
         if pairs {
             let found = try index.similarPairs(minimumScore: threshold, query: parsed)
             switch format {

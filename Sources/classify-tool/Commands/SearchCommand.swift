@@ -72,12 +72,7 @@ struct SearchCommand: ParsableCommand {
         }
         try apply(to: &parsed)
         let index = try database.open(create: false)
-        // Without any threshold, every label stored down to 0.01 would match (a tennis ball is a bit
-        // of a dog); the calibrated high-recall filter is the sensible default when curves exist.
-        if filter == nil, precision == nil, recall == nil, parsed.calibration == nil, parsed.minimumConfidence == nil,
-            !failed, try index.hasCalibration() {
-            parsed.calibration = .highRecall
-        }
+        if filter == nil { try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: false) }
         let result: SearchPage
         do {
             if let color {

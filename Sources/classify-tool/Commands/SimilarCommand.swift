@@ -55,6 +55,7 @@ struct SimilarCommand: ParsableCommand {
         parsed.limit = limit
         parsed.page = page
         let index = try database.open(create: false)
+        try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
         let result: SearchPage
         do {
             if let path {
