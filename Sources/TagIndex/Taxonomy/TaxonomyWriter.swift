@@ -36,13 +36,13 @@ extension TagIndex {
         try database.write { db in
             for label in labels {
                 let synonyms = String(decoding: try JSONEncoder().encode(label.synonyms), as: UTF8.self)
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO labels(identifier, display_name, synonyms) VALUES (?, ?, ?)
                         ON CONFLICT(identifier) DO UPDATE
                         SET display_name = excluded.display_name, synonyms = excluded.synonyms
-                        """,
-                    arguments: [label.identifier, label.displayName, synonyms])
+                        """
+                ).execute(arguments: [label.identifier, label.displayName, synonyms])
             }
             var ids: [String: Int64] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT identifier, id FROM labels") { ids[row[0]] = row[1] }
@@ -58,9 +58,8 @@ extension TagIndex {
             if oldEdges != newEdges {
                 try db.execute(sql: "DELETE FROM label_parents")
                 for edge in newEdges {
-                    try db.execute(
-                        sql: "INSERT INTO label_parents(label_id, parent_id) VALUES (?, ?)",
-                        arguments: [edge[0], edge[1]])
+                    try db.cachedStatement(sql: "INSERT INTO label_parents(label_id, parent_id) VALUES (?, ?)")
+                        .execute(arguments: [edge[0], edge[1]])
                 }
             }
 
@@ -70,9 +69,10 @@ extension TagIndex {
                 var points: [Double: CurvePoint] = [:]
                 for point in label.curve ?? [] { points[point.threshold] = point }
                 for point in points.values {
-                    try db.execute(
-                        sql: "INSERT INTO label_curves(label_id, threshold, precision, recall) VALUES (?, ?, ?, ?)",
-                        arguments: [ids[label.identifier]!, point.threshold, point.precision, point.recall])
+                    // Cached: tens of thousands of rows (pooled curves repeat per label); parsing the
+                    // statement for each made a first run spend seconds here.
+                    try db.cachedStatement(sql: "INSERT INTO label_curves(label_id, threshold, precision, recall) VALUES (?, ?, ?, ?)")
+                        .execute(arguments: [ids[label.identifier]!, point.threshold, point.precision, point.recall])
                 }
             }
 
