@@ -30,6 +30,10 @@ extension TagIndex {
         guard query.page >= 1, query.page <= 1_000_000 else {
             throw TagIndexError.invalidInput("pages are numbered from 1; got \(query.page)")
         }
+        let most = ImageFilters.maximumFolderOrTypeCount
+        guard query.filters.folders.count <= most, query.filters.fileTypes.count <= most else {
+            throw TagIndexError.invalidInput("a search takes at most \(most) folders and \(most) file types")
+        }
         return try database.read { db in
             try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
         }
