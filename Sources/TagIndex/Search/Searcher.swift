@@ -34,8 +34,10 @@ extension TagIndex {
         guard query.filters.folders.count <= most, query.filters.fileTypes.count <= most else {
             throw TagIndexError.invalidInput("a search takes at most \(most) folders and \(most) file types")
         }
-        return try database.read { db in
-            try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
+        return try guardingStorage {
+            try database.read { db in
+                try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
+            }
         }
     }
 }
