@@ -65,7 +65,11 @@ let package = Package(
         .testTarget(name: "ClassifyTests", dependencies: ["Classify"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
-        .testTarget(name: "ClassifyToolTests", dependencies: ["classify-tool"]),
+        // End-to-end tests run the built executable; Reliability/ also builds hostile images with the
+        // C test encoders and inspects databases directly.
+        .testTarget(
+            name: "ClassifyToolTests",
+            dependencies: ["classify-tool", "Classify", "CClassifyCodecs", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )
