@@ -61,6 +61,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // MARK: Fuzzing (not products: never built for dependents)
+        // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
+        // A normal build makes small tools that write seed corpora and replay inputs.
+        .executableTarget(name: "fuzz-decode", dependencies: ["Classify", "CClassifyCodecs"]),
+        .executableTarget(name: "fuzz-query", dependencies: ["TagIndex"]),
+
         // MARK: Tests
         .testTarget(name: "ClassifyTests", dependencies: ["Classify"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex"]),
