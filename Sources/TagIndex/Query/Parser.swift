@@ -217,12 +217,16 @@ struct Parser {
         }
     }
 
+    /// Years 1 to 9999 (give or take the calendar reform) only: Foundation's parser reads things
+    /// like "2e23-01-02" as days hundreds of thousands of years away.
     static func date(_ text: String) -> Date? {
         let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
-        return day.date(from: text)
+        guard let date = full.date(from: text) ?? day.date(from: text),
+            (-62_200_000_000...253_402_300_799).contains(date.timeIntervalSince1970)
+        else { return nil }
+        return date
     }
 
     static func bytes(_ text: String) -> Int64? {

@@ -88,6 +88,31 @@ extension Reliability {
             #expect(again.exited(0) && again.lines.first?.contains(" 1 new, 0 updated, 0 moved, 0 copied, 0 touched, 2 unchanged,") == true, "\(again)")
         }
 
+        /// tmpfs keeps 64-bit modification times; ext4 would clamp them to the year 2446.
+        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(5)))
+        func filesWithModificationTimesMillionsOfYearsAwayAreIndexed() throws {
+            let scratch = try ReliabilityScratch("far-times")
+            let disk = try ReliabilityMount(kilobytes: 1024)
+            let future = disk.url.appending(path: "future.jpg"), past = disk.url.appending(path: "past.jpg")
+            try ReliabilityFixtures.photoCopy(0, to: future)
+            try ReliabilityFixtures.photoCopy(3, to: past)
+            for (url, seconds) in [(future, 99_999_999_999_999), (past, -99_999_999_999_999)] {
+                var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+                #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0)
+                var info = stat()
+                #expect(stat(url.path, &info) == 0 && info.st_mtim.tv_sec == seconds)
+            }
+            let database = try ReliabilityFixtures.freshDatabase(in: scratch)
+            // Storing these times trapped (Double to Int64 microseconds) and killed the run.
+            let first = try ReliabilityProcess.run(["index", disk.url.path, "--db", database.path], scratch: scratch.url)
+            #expect(first.exited(0), "\(first)")
+            #expect(first.lines.first?.contains(" 2 new,") == true, "\(first)")
+            let again = try ReliabilityProcess.run(["index", disk.url.path, "--db", database.path], scratch: scratch.url)
+            #expect(again.exited(0) && again.lines.first?.contains(" 0 new, 0 updated, 0 moved, 0 copied, 0 touched, 2 unchanged,") == true, "\(again)")
+            let newest = try ReliabilityProcess.run(["search", "--sort", "date", "--after", "2020-01-01", "--db", database.path], scratch: scratch.url)
+            #expect(newest.exited(0) && newest.lines == [future.path], "\(newest)")
+        }
+
         @Test(.timeLimit(.minutes(5)))
         func aDamagedOrForeignDatabaseFileIsAClearErrorAndLeftAsItWas() throws {
             let scratch = try ReliabilityScratch("damaged-db")
