@@ -11,7 +11,10 @@ import TagIndex
 /// Memory is bounded by the images in flight (`jobs`), not by the folder: the walk streams and is
 /// planned in chunks. Cancelling the surrounding task stops taking new files; what is in flight is
 /// still written, the run ends without removing anything, and the next run resumes, skipping
-/// every file already written.
+/// every file already written. A file that cannot be read or decoded is written as a failure
+/// (stage and reason) and the run goes on; a database that refuses a write (disk full, read-only,
+/// damaged: ``TagIndexError/storage(path:reason:)``) ends the run at once, keeping every batch
+/// committed before.
 ///
 /// ```swift
 /// let indexer = FolderIndexer(index: index, classifier: try ImageClassifier())
