@@ -47,16 +47,36 @@ extension Reliability {
             var kills = 0, runs = 0
             var finished: [String: ReliabilityFixtures.ImageRow] = [:]
             var log: [String] = []
+            // Seconds from start until a run holds the writer lock (model loaded, index open): kill
+            // moments scale with it, so slower builds (sanitizers) still get kills after commits.
+            var startup = 0.5
             while kills < Self.requiredKills {
                 runs += 1
                 try #require(runs <= 4 * Self.requiredKills, "too many runs ended before their kill:\n\(log.joined(separator: "\n"))")
                 let hasTaxonomy = try FileManager.default.fileExists(atPath: database.path)
                     && ReliabilityFixtures.read(database) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM labels") ?? 0 } > 0
-                // A run without the taxonomy spends seconds writing it first.
-                let delay = Double.random(in: 0.05...(hasTaxonomy ? 3.0 : 8.0), using: &generator)
                 let child = try ReliabilityProcess.start(["index", folder.path, "--db", database.path, "--jobs", "2"], scratch: scratch.url)
-                let deadline = Date(timeIntervalSinceNow: delay)
-                while child.isRunning && Date() < deadline { usleep(5_000) }
+                let started = Date()
+                var delay: Double
+                if hasTaxonomy || kills < 3 {
+                    // The first runs also land in creating the schema and writing the taxonomy.
+                    delay = Double.random(in: 0.05...(hasTaxonomy ? startup + 2.5 : 8.0), using: &generator)
+                } else {
+                    // Three kills before the taxonomy was complete: let this run write it, then
+                    // kill it at a random moment after.
+                    while child.isRunning && !(Concurrency.holdsLock(pid: child.pid, path: database.path + ".lock")) && Date().timeIntervalSince(started) < 600 {
+                        usleep(5_000)
+                    }
+                    delay = Date().timeIntervalSince(started) + Double.random(in: 0.05...2.5, using: &generator)
+                }
+                var sawLock = false
+                while child.isRunning && Date().timeIntervalSince(started) < delay {
+                    if !sawLock && Concurrency.holdsLock(pid: child.pid, path: database.path + ".lock") {
+                        sawLock = true
+                        if hasTaxonomy { startup = max(startup, Date().timeIntervalSince(started)) }
+                    }
+                    usleep(5_000)
+                }
                 let killed = child.kill(SIGKILL)
                 let outcome = child.wait(timeout: 120)
                 if killed {
@@ -83,7 +103,7 @@ extension Reliability {
                 for (path, row) in finished {
                     #expect(rows[path] == row, "\(path) was written again by run \(runs)")
                 }
-                log.append("run \(runs): \(killed ? "killed" : "ended") after \(String(format: "%.2f", delay)) s with \(rows.count) images indexed (+\(rows.count - finished.count))")
+                log.append("run \(runs): \(killed ? "killed" : "ended") after \(String(format: "%.2f", delay)) s\(sawLock ? " (writing)" : "") with \(rows.count) images indexed (+\(rows.count - finished.count))")
                 finished = rows
                 // Keep work for the remaining kills, however fast this machine is.
                 if finished.count == sources.count && kills < Self.requiredKills {
