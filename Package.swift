@@ -63,12 +63,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // MARK: Fuzzing (not products: never built for dependents)
+        // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
+        // A normal build makes small tools that write seed corpora and replay inputs.
+        .executableTarget(name: "fuzz-decode", dependencies: ["Classify", "CClassifyCodecs"]),
+        .executableTarget(name: "fuzz-query", dependencies: ["TagIndex"]),
+
         // MARK: Tests
         .testTarget(name: "ClassifyTests", dependencies: ["Classify"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
-        // End-to-end tests run the built executable; Help/ holds the pinned --help texts.
-        .testTarget(name: "ClassifyToolTests", dependencies: ["classify-tool"], exclude: ["Help"]),
+        // End-to-end tests run the built executable (Help/ holds the pinned --help texts); Reliability/
+        // also builds hostile images with the C test encoders and inspects databases directly.
+        .testTarget(
+            name: "ClassifyToolTests",
+            dependencies: ["classify-tool", "Classify", "CClassifyCodecs", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Help"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,10 @@ import TagIndex
 /// Memory is bounded by the images in flight (`jobs`), not by the folder: the walk streams and is
 /// planned in chunks. Cancelling the surrounding task stops taking new files; what is in flight is
 /// still written, the run ends without removing anything, and the next run resumes, skipping
-/// every file already written.
+/// every file already written. A file that cannot be read or decoded is written as a failure
+/// (stage and reason) and the run goes on; a database that refuses a write (disk full, read-only,
+/// damaged: ``TagIndexError/storage(path:reason:)``) ends the run at once, keeping every batch
+/// committed before.
 ///
 /// ```swift
 /// let indexer = FolderIndexer(index: index, classifier: try ImageClassifier())
@@ -112,7 +115,7 @@ public struct FolderIndexer: Sendable {
     enum Outcome: Sendable {
         case write(IndexEntry, known: Bool)
         case kept(Resolution)
-        case databaseError(String)
+        case databaseError(any Error)
     }
 
     /// Runs one index pass. `progress` is called from the writer after every finished file.
@@ -129,7 +132,6 @@ public struct FolderIndexer: Sendable {
         var state = Progress()
         var batch: [IndexEntry] = []
         var lastCommit = clock.now
-        var writeError: (any Error)?
         let pipeline = ClassificationPipeline(classifier: classifier, jobs: options.jobs)
         let work = makeWork(run: run)
 
@@ -140,40 +142,43 @@ public struct FolderIndexer: Sendable {
             lastCommit = clock.now
         }
 
-        await pipeline.run(candidates, ordered: false, work: work, consume: { candidate, outcome in
-            guard writeError == nil else { return }
-            switch outcome {
-            case .write(let entry, let known):
-                batch.append(entry)
-                switch entry {
-                case .classified: if known { report.updated += 1 } else { report.new += 1 }
-                case .failed(let failure):
-                    state.failed += 1
-                    if report.failures.count < Self.failureSampleLimit {
-                        report.failures.append(Failure(path: failure.path, stage: failure.stage, reason: failure.reason))
+        do {
+            // A database error (disk full, read-only, damaged file) ends the run at once: the
+            // files in flight finish, nothing more is read, and what was committed stays.
+            try await pipeline.run(candidates, ordered: false, work: work, consume: { candidate, outcome in
+                switch outcome {
+                case .write(let entry, let known):
+                    batch.append(entry)
+                    switch entry {
+                    case .classified: if known { report.updated += 1 } else { report.new += 1 }
+                    case .failed(let failure):
+                        state.failed += 1
+                        if report.failures.count < Self.failureSampleLimit {
+                            report.failures.append(Failure(path: failure.path, stage: failure.stage, reason: failure.reason))
+                        }
                     }
+                case .kept:
+                    break
+                case .databaseError(let error):
+                    throw error
                 }
-            case .kept:
-                break
-            case .databaseError(let message):
-                writeError = TagIndexFailure(message: message)
-            }
-            state.done += 1
-            if batch.count >= options.batchSize || clock.now - lastCommit >= options.batchInterval {
-                do { try flush() } catch { writeError = error }
-            }
-            let scanned = scan.snapshot()
-            state.scanned = scanned.scanned
-            state.candidates = scanned.candidates
-            state.scanComplete = scanned.complete
-            state.elapsed = clock.now - start
-            progress(state)
-        })
-
-        if writeError == nil {
-            do { try flush() } catch { writeError = error }
+                state.done += 1
+                if batch.count >= options.batchSize || clock.now - lastCommit >= options.batchInterval {
+                    try flush()
+                }
+                let scanned = scan.snapshot()
+                state.scanned = scanned.scanned
+                state.candidates = scanned.candidates
+                state.scanComplete = scanned.complete
+                state.elapsed = clock.now - start
+                progress(state)
+            })
+            try flush()
+        } catch {
+            run.cancel()
+            throw error
         }
-        if let error = writeError ?? scan.snapshot().error {
+        if let error = scan.snapshot().error {
             run.cancel()
             throw error
         }
@@ -215,7 +220,7 @@ public struct FolderIndexer: Sendable {
                     let resolution = try run.resolve(facts, contentHash: hash)
                     guard resolution == .classify else { return .kept(resolution) }
                 } catch {
-                    return .databaseError("\(error)")
+                    return .databaseError(error)
                 }
                 do throws(ClassificationError) {
                     let result = try classifier.classify(data: bytes)
@@ -226,10 +231,4 @@ public struct FolderIndexer: Sendable {
             }
         }
     }
-}
-
-/// A database error met by a worker, rethrown by the run.
-struct TagIndexFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

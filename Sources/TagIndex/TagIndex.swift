@@ -40,21 +40,27 @@ public final class TagIndex: Sendable {
     /// ```swift
     /// let index = try TagIndex(url: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
     /// ```
+    /// A file that cannot be opened (read-only or full disk, damaged file) throws
+    /// ``TagIndexError/storage(path:reason:)``.
     public init(url: URL) throws {
         let path = url.path
-        if FileManager.default.fileExists(atPath: path) {
-            try Self.refuseNewerSchema(at: path)
-        }
-        let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: Self.configuration())
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-            throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
+            if FileManager.default.fileExists(atPath: path) {
+                try Self.refuseNewerSchema(at: path)
+            }
+            let pool: DatabasePool
+            do {
+                pool = try DatabasePool(path: path, configuration: Self.configuration())
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
+            }
+            database = pool
+            location = path
+            writerLock = WriterLock(lockPath: path + ".lock")
+            try migrate()
+        } catch let error as DatabaseError {
+            throw TagIndexError.storage(error, path: path) ?? error
         }
-        database = pool
-        location = path
-        writerLock = WriterLock(lockPath: path + ".lock")
-        try migrate()
     }
 
     /// Opens a new, empty database in memory (tests, tools, embedding).
@@ -139,6 +145,10 @@ public final class TagIndex: Sendable {
     /// print(stats.imageCount, stats.failedCount)
     /// ```
     public func statistics() throws -> IndexStatistics {
+        try guardingStorage { try statisticsUnguarded() }
+    }
+
+    private func statisticsUnguarded() throws -> IndexStatistics {
         try database.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT

@@ -16,6 +16,10 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidInput(String)
     /// The run was already finished or cancelled.
     case runFinished
+    /// The database file could not be opened, read or written: the disk is full, its location is
+    /// read-only or gone, or the file is damaged. `reason` says which and what to do. A failed
+    /// write changes nothing, so everything written before it stays in the index.
+    case storage(path: String, reason: String)
 
     /// The message shown to users.
     ///
@@ -43,6 +47,8 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
             return message
         case .runFinished:
             return "this index run was already finished or cancelled"
+        case .storage(let path, let reason):
+            return "cannot use the index at \(path): \(reason)"
         }
     }
 }

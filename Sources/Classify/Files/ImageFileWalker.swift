@@ -13,7 +13,9 @@ import Darwin
 /// yielded, since the format is detected from the bytes. Hidden entries (names starting with `.`)
 /// are skipped unless `includeHidden`. Symbolic links are followed; a folder reached twice (a
 /// link loop, or two links to one place) is walked once. Entries that cannot be used (a broken
-/// link, an unreadable folder) are yielded as problems rather than stopping the walk.
+/// link, an unreadable folder, an image or folder whose name is not valid UTF-8 or whose path is
+/// too long to open) are yielded as problems rather than stopping the walk; other files with such
+/// names are skipped like any non-image file.
 ///
 /// ```swift
 /// for entry in ImageFileWalker(roots: [URL(fileURLWithPath: "Pictures")]) {
@@ -88,18 +90,27 @@ public struct ImageFileWalker: Sequence, Sendable {
                     let path = top.path.hasSuffix("/") ? top.path + name : top.path + "/" + name
                     if String(validating: nameBytes, as: UTF8.self) == nil {
                         if !walker.includeHidden && nameBytes.first == UInt8(ascii: ".") { continue }
-                        return .problem(path: path, reason: "the file name is not valid UTF-8; rename the file to index it")
+                        // Paths are Strings from here on, so such a name cannot be opened later. Report
+                        // only what the walk would have used (images and folders); skip other files.
+                        if Self.isDirectory(nameBytes, in: top.directory) {
+                            return .problem(path: path, reason: "the folder name is not valid UTF-8; rename the folder to index the images in it")
+                        }
+                        if hasImageExtension(name) {
+                            return .problem(path: path, reason: "the file name is not valid UTF-8; rename the file to index it")
+                        }
+                        continue
                     }
-                    if let result = visit(path: path, name: name, explicit: false) { return result }
+                    if let result = visit(path: path, name: name, explicit: false, parent: top.directory) { return result }
                     continue
                 }
                 guard let root = pendingRoots.popLast() else { return nil }
                 let name = (root as NSString).lastPathComponent
-                if let result = visit(path: root, name: name, explicit: true) { return result }
+                if let result = visit(path: root, name: name, explicit: true, parent: nil) { return result }
             }
         }
 
-        private mutating func visit(path: String, name: String, explicit: Bool) -> Entry? {
+        /// `parent` is the open folder holding `name` (nil for a root given by the caller).
+        private mutating func visit(path: String, name: String, explicit: Bool, parent: OpenDirectory?) -> Entry? {
             if !explicit {
                 if !walker.includeHidden && name.hasPrefix(".") { return nil }
                 if walker.excludes.contains(where: { fnmatch($0, name, 0) == 0 || fnmatch($0, path, 0) == 0 }) { return nil }
@@ -107,6 +118,13 @@ public struct ImageFileWalker: Sequence, Sendable {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 let code = errno
+                if code == ENAMETOOLONG {
+                    // Nothing this deep can be opened by path. Say so for images and for folders
+                    // (whose images would otherwise be missing without a word); skip other files.
+                    let isFolder = parent.map { Self.isDirectory(Array(name.utf8), in: $0) } ?? false
+                    if !explicit && !isFolder && !hasImageExtension(name) { return nil }
+                    return .problem(path: path, reason: "the path is too long for this system (\(path.utf8.count) bytes); move or rename its folders to index it")
+                }
                 var linkInfo = stat()
                 let isLink = lstat(path, &linkInfo) == 0 && (linkInfo.st_mode & S_IFMT) == S_IFLNK
                 if !explicit && !isLink && !hasImageExtension(name) { return nil }
@@ -128,6 +146,15 @@ public struct ImageFileWalker: Sequence, Sendable {
                 path: path, size: Int64(info.st_size),
                 modificationTime: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9,
                 isRegularFile: type == S_IFREG))
+        }
+
+        /// True when `name` (raw bytes) in the open folder is a folder or a link to one.
+        private static func isDirectory(_ name: [UInt8], in parent: OpenDirectory) -> Bool {
+            var info = stat()
+            let found = (name + [0]).withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { fstatat(dirfd(parent.handle), $0.baseAddress!, &info, 0) == 0 }
+            }
+            return found && (info.st_mode & S_IFMT) == S_IFDIR
         }
 
         private func hasImageExtension(_ name: String) -> Bool {

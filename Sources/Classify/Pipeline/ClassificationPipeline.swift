@@ -16,11 +16,20 @@ public struct ClassificationPipeline: Sendable {
     public let classifier: ImageClassifier
     public let jobs: Int
 
-    /// `jobs` defaults to the number of active cores. With more than one job, each inference runs
-    /// on one thread (see `ComputeThreads`), so the tasks and BLAS do not oversubscribe the CPU.
+    /// The most images a pipeline classifies at once; larger `jobs` values are clamped to it, so
+    /// memory stays bounded whatever a caller asks for.
+    ///
+    /// ```swift
+    /// let jobs = min(requested, ClassificationPipeline.maximumJobs)
+    /// ```
+    public static let maximumJobs = 256
+
+    /// `jobs` defaults to the number of active cores and is clamped to 1...``maximumJobs``. With
+    /// more than one job, each inference runs on one thread (see `ComputeThreads`), so the tasks
+    /// and BLAS do not oversubscribe the CPU.
     public init(classifier: ImageClassifier, jobs: Int? = nil) {
         self.classifier = classifier
-        self.jobs = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        self.jobs = min(Self.maximumJobs, max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount))
     }
 
     /// Classifies the file at each URL.

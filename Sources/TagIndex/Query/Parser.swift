@@ -15,6 +15,9 @@ struct Parser {
     static let maximumDepth = 64
     /// More terms are refused: SQLite caps compound selects and expression depth.
     static let maximumTerms = 100
+    /// More filters, folders or file types are refused: each becomes a condition of one SQL
+    /// expression, and SQLite caps an expression's depth.
+    static let maximumFilters = ImageFilters.maximumFolderOrTypeCount
 
     private let text: String
     private var tokens: [Token] = []
@@ -51,6 +54,9 @@ struct Parser {
             }
         }
         query.expression = expression
+        if filters.count > Self.maximumFilters, case .filter(_, _, let offset) = filters[Self.maximumFilters] {
+            throw error("too many filters (at most \(Self.maximumFilters))", at: offset)
+        }
         for filter in filters { try apply(filter, to: &query) }
         return query
     }
@@ -176,7 +182,10 @@ struct Parser {
                 String($0.drop(while: { $0 == "." })).lowercased()
             }.filter { !$0.isEmpty }
             guard !types.isEmpty else { throw error("expected file types like 'type:jpg,png'", at: offset) }
-            query.filters.fileTypes += types
+            for type in types where !query.filters.fileTypes.contains(type) { query.filters.fileTypes.append(type) }
+            guard query.filters.fileTypes.count <= Self.maximumFilters else {
+                throw error("too many file types (at most \(Self.maximumFilters))", at: offset)
+            }
         case "after", "before":
             guard let date = Self.date(value) else {
                 throw error("expected a date like 2023-01-31 or 2023-01-31T12:00:00Z after '\(key):'", at: offset)
@@ -219,12 +228,16 @@ struct Parser {
         }
     }
 
+    /// Years 1 to 9999 (give or take the calendar reform) only: Foundation's parser reads things
+    /// like "2e23-01-02" as days hundreds of thousands of years away.
     static func date(_ text: String) -> Date? {
         let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date }
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
-        return day.date(from: text)
+        guard let date = full.date(from: text) ?? day.date(from: text),
+            (-62_200_000_000...253_402_300_799).contains(date.timeIntervalSince1970)
+        else { return nil }
+        return date
     }
 
     static func bytes(_ text: String) -> Int64? {
@@ -232,7 +245,10 @@ struct Parser {
         let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("G", 1 << 30),
                                         ("M", 1 << 20), ("K", 1 << 10), ("B", 1)]
         for (suffix, scale) in units where upper.hasSuffix(suffix) {
-            guard let number = Double(upper.dropLast(suffix.count)), number >= 0, number < 1e15 else { return nil }
+            // 2^62 bytes is far beyond any file and keeps the conversion to Int64 in range.
+            guard let number = Double(upper.dropLast(suffix.count)), number >= 0,
+                number * Double(scale) < 0x1p62
+            else { return nil }
             return Int64((number * Double(scale)).rounded())
         }
         guard let number = Int64(upper), number >= 0 else { return nil }

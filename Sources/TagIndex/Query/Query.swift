@@ -41,6 +41,14 @@ public struct ImageFilters: Sendable, Hashable {
     /// Indexed (default), untagged or failed files.
     public var status: ImageStatus = .indexed
 
+    /// The most `folders`, and the most `fileTypes`, a search accepts (100): each is a condition
+    /// of one SQL expression, whose depth SQLite caps.
+    ///
+    /// ```swift
+    /// let types = Array(requested.prefix(ImageFilters.maximumFolderOrTypeCount))
+    /// ```
+    public static let maximumFolderOrTypeCount = 100
+
     /// No filter.
     ///
     /// ```swift

@@ -30,9 +30,31 @@ extension TagIndex {
         guard query.page >= 1, query.page <= 1_000_000 else {
             throw TagIndexError.invalidInput("pages are numbered from 1; got \(query.page)")
         }
-        return try database.read { db in
-            try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
+        let most = ImageFilters.maximumFolderOrTypeCount
+        guard query.filters.folders.count <= most, query.filters.fileTypes.count <= most else {
+            throw TagIndexError.invalidInput("a search takes at most \(most) folders and \(most) file types")
         }
+        do {
+            return try guardingStorage {
+                try database.read { db in
+                    try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
+                }
+            }
+        } catch let error as DatabaseError where Self.isTooComplex(error) {
+            throw TagIndexError.invalidInput(
+                "this query is too complex for the index (\(error.message ?? "SQLite limit")); "
+                    + "use fewer nested parentheses and negations, or sort by confidence without filters")
+        }
+    }
+
+    /// SQLite limits a parsed statement (parser stack, expression depth, compound terms): deeply
+    /// nested queries compiled to SQL (sorted by path or date, with filters or a calibrated
+    /// filter) can reach them long before the parser's own nesting limit.
+    static func isTooComplex(_ error: DatabaseError) -> Bool {
+        if error.resultCode == .SQLITE_TOOBIG { return true }
+        guard error.resultCode == .SQLITE_ERROR, let message = error.message else { return false }
+        return ["parser stack overflow", "Expression tree is too large", "too many terms in compound SELECT",
+                "too many FROM clause terms", "tables in a join"].contains { message.contains($0) }
     }
 }
 

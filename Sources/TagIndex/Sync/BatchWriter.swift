@@ -13,6 +13,9 @@ extension TagIndex {
     /// ```swift
     /// try index.write(batch: [.classified(result), .failed(failure)])
     /// ```
+    ///
+    /// A write the disk refuses (full, read-only) throws ``TagIndexError/storage(path:reason:)``
+    /// and changes nothing.
     public func write(batch: [IndexEntry]) throws {
         guard !batch.isEmpty else { return }
         // Encode outside the transaction: it only checks and packs values.
@@ -20,7 +23,7 @@ extension TagIndex {
             guard case .classified(let result) = entry, let vector = result.featurePrint else { return nil }
             return Data(try FeaturePrint.encode(vector))
         }
-        try database.write { db in
+        try guardingStorage { try database.write { db in
             var taxonomy = try self.taxonomy(db)
             var writer = BatchWriter(db: db)
             for (entry, featurePrint) in zip(batch, featurePrints) {
@@ -33,7 +36,7 @@ extension TagIndex {
                 }
             }
             try writer.flushCounts()
-        }
+        } }
     }
 
     /// Removes the given paths (and their labels); returns how many were indexed.
@@ -43,7 +46,7 @@ extension TagIndex {
     /// ```
     @discardableResult
     public func remove(paths: [String]) throws -> Int {
-        try database.write { db in
+        try guardingStorage { try database.write { db in
             var writer = BatchWriter(db: db)
             var removed = 0
             for path in paths {
@@ -55,7 +58,7 @@ extension TagIndex {
             }
             try writer.flushCounts()
             return removed
-        }
+        } }
     }
 }
 

@@ -132,7 +132,7 @@ public final class IndexRun: Sendable {
     /// ```
     public func plan(_ files: [FileFacts]) throws -> [FilePlan] {
         try checkActive()
-        let plans: [FilePlan] = try index.database.read { db in
+        let plans: [FilePlan] = try index.guardingStorage { try index.database.read { db in
             let modelID = try Int64.fetchOne(
                 db, sql: "SELECT id FROM models WHERE name = ? AND version = ?",
                 arguments: [model.name, model.version])
@@ -147,7 +147,7 @@ public final class IndexRun: Sendable {
                     && modelID != nil && row[2] as Int64? == modelID
                 return FilePlan(facts: file, action: unchanged ? .unchanged : .needsClassification, isIndexed: true)
             }
-        }
+        } }
         state.withLock { state in
             state.summary.scanned += files.count
             state.summary.unchanged += plans.count { $0.action == .unchanged }
@@ -167,7 +167,7 @@ public final class IndexRun: Sendable {
     public func resolve(_ file: FileFacts, contentHash: String) throws -> Resolution {
         try checkActive()
         let mtime = Timestamps.microseconds(file.modificationTime)
-        let resolution: Resolution = try index.database.write { db in
+        let resolution: Resolution = try index.guardingStorage { try index.database.write { db in
             var writer = BatchWriter(db: db)
             let modelID = try writer.modelID(model)
             let existing = try Row.fetchOne(
@@ -215,7 +215,7 @@ public final class IndexRun: Sendable {
             try writer.copyObservations(from: source[0], to: targetID)
             try writer.flushCounts()
             return .copied(from: source[1])
-        }
+        } }
         state.withLock { state in
             state.seen.insert(Self.pathKey(file.path))
             switch resolution {
@@ -261,7 +261,7 @@ public final class IndexRun: Sendable {
         }
         let seen = state.withLock { $0.seen }
         var unseen: [Int64] = []
-        try index.database.read { db in
+        try index.guardingStorage { try index.database.read { db in
             for root in roots {
                 let rows = try Row.fetchCursor(
                     db, sql: "SELECT id, path FROM images WHERE path >= ? AND path < ?",
@@ -270,13 +270,13 @@ public final class IndexRun: Sendable {
                     if !seen.contains(Self.pathKey(row[1])) { unseen.append(row[0]) }
                 }
             }
-        }
+        } }
         for chunk in stride(from: 0, to: unseen.count, by: 500) {
-            try index.database.write { db in
+            try index.guardingStorage { try index.database.write { db in
                 var writer = BatchWriter(db: db)
                 for id in unseen[chunk..<min(chunk + 500, unseen.count)] { try writer.deleteImage(id) }
                 try writer.flushCounts()
-            }
+            } }
         }
         return state.withLock { state in
             state.summary.removed = unseen.count

@@ -15,6 +15,10 @@ extension TagIndex {
     /// ], model: ModelStamp(name: "lite0", version: "1"))
     /// ```
     public func replaceTaxonomy(_ labels: [LabelDefinition], model: ModelStamp) throws {
+        try guardingStorage { try installTaxonomy(labels, model: model) }
+    }
+
+    private func installTaxonomy(_ labels: [LabelDefinition], model: ModelStamp) throws {
         let identifiers = Set(labels.map(\.identifier))
         guard identifiers.count == labels.count else {
             throw TagIndexError.invalidInput("the taxonomy lists a label identifier twice")

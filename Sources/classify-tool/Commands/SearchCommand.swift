@@ -171,7 +171,10 @@ struct SearchCommand: ParsableCommand {
         let upper = text.uppercased().replacingOccurrences(of: " ", with: "")
         let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
         for (suffix, scale) in units where upper.hasSuffix(suffix) {
-            if let value = Double(upper.dropLast(suffix.count)), value >= 0 { return Int64(value * Double(scale)) }
+            // Below 2^62 bytes, so the conversion to Int64 cannot trap.
+            if let value = Double(upper.dropLast(suffix.count)), value >= 0, value * Double(scale) < 0x1p62 {
+                return Int64(value * Double(scale))
+            }
         }
         if let value = Int64(upper), value >= 0 { return value }
         throw ValidationError("\(option) takes a size like 500KB, 2MB or 1GB, not '\(text)'")

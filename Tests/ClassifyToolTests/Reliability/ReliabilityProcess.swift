@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Parent of the reliability suites: they run the tool in child processes, some for a minute,
+/// so they run one at a time.
+@Suite(.serialized) enum Reliability {}
+
+/// Runs programs, above all the built `classify-tool`, in child processes for the reliability
+/// tests, with their output in files (no pipe can fill up) and a deadline after which the child
+/// is killed and the run reported as hung.
+///
+/// Usage: `let outcome = try ReliabilityProcess.run(["search", "dog", "--db", db.path], scratch: dir)`
+enum ReliabilityProcess {
+    /// How a child ended and what it printed.
+    struct Outcome: Sendable, CustomStringConvertible {
+        /// The exit status, or the signal number when `signalled`.
+        var status: Int32
+        var signalled: Bool
+        /// True when the deadline passed and the child was killed.
+        var timedOut: Bool
+        var stdout: String
+        var stderr: String
+
+        /// Exited by itself with `code` (not killed, not hung).
+        func exited(_ code: Int32) -> Bool { !signalled && !timedOut && status == code }
+
+        /// stdout lines without the final empty one.
+        var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+
+        var description: String {
+            let end = timedOut ? "hung (killed at the deadline)" : signalled ? "killed by signal \(status)" : "exit \(status)"
+            return "\(end)\n--- stdout\n\(stdout.prefix(3000))\n--- stderr\n\(stderr.prefix(3000))"
+        }
+    }
+
+    /// The package checkout (this file is Tests/ClassifyToolTests/Reliability/ReliabilityProcess.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The model the tool is pointed at.
+    static let modelDirectory = packageRoot.appending(path: "Models/efficientnet-lite0")
+
+    /// The executable under test: `CLASSIFY_TOOL_BINARY`, else the one SwiftPM built next to the
+    /// test bundle (this target depends on it, so `swift test` builds it, also with a scratch path
+    /// or a sanitizer), else `.build/debug/classify-tool`.
+    static let toolExecutable: URL = {
+        if let override = ProcessInfo.processInfo.environment["CLASSIFY_TOOL_BINARY"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        let bundle = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let candidates = [
+            bundle.deletingLastPathComponent().appending(path: "classify-tool"),
+            packageRoot.appending(path: ".build/debug/classify-tool"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    /// `setpriv`, used to run the tool as an unprivileged user when the tests run as root.
+    static let setpriv: URL? = ["/usr/bin/setpriv", "/bin/setpriv"].map(URL.init(fileURLWithPath:))
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+
+    /// The user id `nobody` has on Debian and Ubuntu.
+    static let unprivilegedID: uid_t = 65534
+
+    /// True when the tests can run the tool as a user to whom file permissions apply: they are
+    /// not root, or they are root and can drop to `nobody` with setpriv.
+    static var canRunUnprivileged: Bool { geteuid() != 0 || setpriv != nil }
+
+    /// The caller's environment with the model pinned, a private data home and no terminal
+    /// features, so no test touches the user's index or depends on the shell.
+    static func environment(home: URL) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CLASSIFY_MODEL_DIR"] = modelDirectory.path
+        environment["XDG_DATA_HOME"] = home.path
+        environment["HOME"] = home.path
+        environment["COLUMNS"] = "100"
+        environment["TERM"] = "dumb"
+        return environment
+    }
+
+    /// A running child.
+    final class Child: @unchecked Sendable {
+        let process: Process
+        let stdoutURL: URL
+        let stderrURL: URL
+
+        init(process: Process, stdoutURL: URL, stderrURL: URL) {
+            self.process = process
+            self.stdoutURL = stdoutURL
+            self.stderrURL = stderrURL
+        }
+
+        var pid: pid_t { process.processIdentifier }
+        var isRunning: Bool { process.isRunning }
+
+        /// Sends `signal` (SIGKILL by default); true when the child was still running.
+        @discardableResult
+        func kill(_ signal: Int32 = SIGKILL) -> Bool {
+            guard process.isRunning else { return false }
+            return Glibc.kill(process.processIdentifier, signal) == 0
+        }
+
+        /// Waits for the end, killing the child if it is still running after `timeout` seconds.
+        func wait(timeout: Double = 300) -> Outcome {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            var timedOut = false
+            while process.isRunning {
+                if Date() > deadline {
+                    timedOut = true
+                    Glibc.kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                    break
+                }
+                usleep(10_000)
+            }
+            process.waitUntilExit()
+            let read = { (url: URL) in (try? Data(contentsOf: url)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+            return Outcome(
+                status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                timedOut: timedOut, stdout: read(stdoutURL), stderr: read(stderrURL))
+        }
+    }
+
+    /// Starts the tool (or `executable`) with `arguments`. `unprivileged` runs it as `nobody`
+    /// through setpriv when the tests run as root. Output goes to files in `scratch`.
+    static func start(
+        _ arguments: [String], scratch: URL, executable: URL = toolExecutable, unprivileged: Bool = false,
+        environment: [String: String]? = nil
+    ) throws -> Child {
+        let process = Process()
+        if unprivileged && geteuid() == 0 {
+            guard let setpriv else { throw ReliabilitySkip(reason: "setpriv is needed to drop privileges") }
+            process.executableURL = setpriv
+            process.arguments = ["--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups", "--", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
+        process.environment = environment ?? Self.environment(home: scratch)
+        process.currentDirectoryURL = scratch
+        let name = UUID().uuidString
+        let stdoutURL = scratch.appending(path: "\(name).out"), stderrURL = scratch.appending(path: "\(name).err")
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        if unprivileged { chmod(stdoutURL.path, 0o666); chmod(stderrURL.path, 0o666) }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        try process.run()
+        return Child(process: process, stdoutURL: stdoutURL, stderrURL: stderrURL)
+    }
+
+    /// Runs the tool to its end (or kills it after `timeout` seconds: a hang is a failure).
+    static func run(
+        _ arguments: [String], scratch: URL, unprivileged: Bool = false, timeout: Double = 300
+    ) throws -> Outcome {
+        try start(arguments, scratch: scratch, unprivileged: unprivileged).wait(timeout: timeout)
+    }
+}
+
+/// A precondition of a test that this machine does not meet.
+struct ReliabilitySkip: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}

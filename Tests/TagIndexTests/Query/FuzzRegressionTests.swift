@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import TagIndex
+
+/// Inputs found by fuzzing the search language (Scripts/fuzz query, Sources/fuzz-query), kept so
+/// they never come back. Each ran into a trap before its fix.
+@Suite struct QueryFuzzRegressionTests {
+    let fixture: FixtureIndex
+    init() throws { fixture = try FixtureIndex() }
+
+    /// The input exactly as the fuzzer wrote it: option byte, then the query text.
+    static let farAwayDayInput = Data(base64Encoded: "CmFmdGVyOjJlMjMtMDEtMDK0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tGZhaWxlZLS0tLRpbndpZHQwMjQtMDEtMDFUMDA6MDA6MDBaZWlnaHQ6MnJlMA==")!
+
+    @Test func daysFoundationReadsAsHundredsOfThousandsOfYearsAwayAreSyntaxErrors() throws {
+        // Foundation read "2e23-01-02" as a day about 820,000 years ago; turning it into stored
+        // microseconds trapped (below Int64.min).
+        let text = String(decoding: Self.farAwayDayInput.dropFirst(), as: UTF8.self)
+        #expect(throws: QuerySyntaxError.self) { _ = try Query(parsing: text) }
+        for value in ["after:2e23-01-02", "before:2e23-01-02", "after:99999-01-01", "before:-2000-01-01"] {
+            let key = value.hasPrefix("after") ? "after" : "before"
+            do {
+                _ = try Query(parsing: value)
+                Issue.record("\(value) parsed")
+            } catch {
+                #expect(error.message == "expected a date like 2023-01-31 or 2023-01-31T12:00:00Z after '\(key):'", "\(value)")
+            }
+        }
+        // The ends of the accepted range still work.
+        #expect(try fixture.paths("after:0001-01-01 dog").count == 4)
+        #expect(try fixture.paths("before:9999-12-31 dog").count == 4)
+    }
+
+    @Test func searchesWithDatesFarOutsideTheStoredRangeAnswer() throws {
+        // Code (or the command line's --after/--before) can still build such a query.
+        var query = Query(.word("dog"))
+        query.filters.modifiedAfter = Date(timeIntervalSince1970: -1e14)
+        #expect(try fixture.paths(query).count == 4)
+        query.filters.modifiedAfter = Date(timeIntervalSince1970: 1e14)
+        #expect(try fixture.paths(query).isEmpty)
+        query.filters.modifiedAfter = nil
+        query.filters.modifiedBefore = Date(timeIntervalSince1970: -1e300)
+        #expect(try fixture.paths(query).isEmpty)
+    }
+}
+
+/// Nesting that SQLite's statement parser cannot take (its stack holds about 100 entries): found
+/// by the fuzzer as 52 nested negations sorted by path; such queries leaked "SQLite error 1:
+/// parser stack overflow - while executing `SELECT ...`". They are now a clear error, and the
+/// nesting that fits still answers.
+@Suite struct DeepQueryTests {
+    let fixture: FixtureIndex
+    init() throws { fixture = try FixtureIndex() }
+
+    static let fuzzerInput = Data(base64Encoded: "ES0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLXB1cHB5LQ==")!
+
+    enum Order { case confidence, path, date }
+
+    func outcome(_ text: String, sort: Order) -> String {
+        var query: Query
+        do {
+            query = try Query(parsing: text)
+        } catch {
+            return "syntax: \(error.message)"
+        }
+        switch sort {
+        case .confidence: query.sort = .confidence
+        case .path: query.sort = .path
+        case .date: query.sort = .date
+        }
+        do {
+            let page = try fixture.index.search(query)
+            return "\(page.totalCount) results"
+        } catch let error as TagIndexError {
+            return "\(error)"
+        } catch {
+            return "unexpected: \(error)"
+        }
+    }
+
+    static let tooComplex = "this query is too complex for the index (parser stack overflow); use fewer nested parentheses and negations, or sort by confidence without filters"
+
+    @Test func theFuzzerInputIsAClearError() throws {
+        let text = String(decoding: Self.fuzzerInput.dropFirst(), as: UTF8.self)
+        #expect(outcome(text, sort: .path).hasPrefix("syntax:") || outcome(text, sort: .path) == Self.tooComplex)
+        #expect(outcome(String(repeating: "NOT ", count: 52) + "dog", sort: .path) == Self.tooComplex)
+        #expect(outcome(String(repeating: "NOT ", count: 52) + "dog", sort: .confidence) == "4 results")
+    }
+
+    @Test func nestingThatFitsAnswersAndDeeperNestingExplains() {
+        let alternating = { (depth: Int) in
+            String(repeating: "(cat OR (dog ", count: depth) + "beach" + String(repeating: "))", count: depth)
+        }
+        for sort in [Order.path, .date] {
+            #expect(outcome(alternating(3), sort: sort).hasSuffix("results"), "\(sort)")
+            #expect(outcome(alternating(8), sort: sort) == Self.tooComplex, "\(sort)")
+            #expect(outcome(String(repeating: "-", count: 30) + "dog", sort: sort) == "4 results", "\(sort)")
+            #expect(outcome("under:/lib " + String(repeating: "NOT ", count: 60) + "dog", sort: sort) == Self.tooComplex, "\(sort)")
+        }
+        #expect(outcome(alternating(8), sort: .confidence).hasSuffix("results"))
+    }
+}
