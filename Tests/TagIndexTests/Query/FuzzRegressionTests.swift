@@ -8,8 +8,10 @@ import Testing
     let fixture: FixtureIndex
     init() throws { fixture = try FixtureIndex() }
 
-    /// The input exactly as the fuzzer wrote it: option byte, then the query text.
-    static let farAwayDayInput = Data(base64Encoded: "CmFmdGVyOjJlMjMtMDEtMDK0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tGZhaWxlZLS0tLRpbndpZHQwMjQtMDEtMDFUMDA6MDA6MDBaZWlnaHQ6MnJlMA==")!
+    /// The input exactly as the fuzzer wrote it: option byte, then the query text (0xB4 bytes are
+    /// not UTF-8 and become U+FFFD).
+    static let farAwayDayInput: [UInt8] = [0x0A] + Array("after:2e23-01-02".utf8) + Array(repeating: 0xB4, count: 26)
+        + Array("failed".utf8) + Array(repeating: 0xB4, count: 4) + Array("inwidt024-01-01T00:00:00Zeight:2re0".utf8)
 
     @Test func daysFoundationReadsAsHundredsOfThousandsOfYearsAwayAreSyntaxErrors() throws {
         // Foundation read "2e23-01-02" as a day about 820,000 years ago; turning it into stored
@@ -51,7 +53,8 @@ import Testing
     let fixture: FixtureIndex
     init() throws { fixture = try FixtureIndex() }
 
-    static let fuzzerInput = Data(base64Encoded: "ES0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLS0tLXB1cHB5LQ==")!
+    /// The input exactly as the fuzzer wrote it: option byte 0x11 (sort by path), then the query.
+    static let fuzzerInput: [UInt8] = [0x11] + Array(repeating: UInt8(ascii: "-"), count: 51) + Array("puppy-".utf8)
 
     enum Order { case confidence, path, date }
 
