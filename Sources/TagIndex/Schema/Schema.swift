@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The versioned schema of a TagIndex database.
@@ -6,7 +7,7 @@ import GRDB
 /// database that lists a migration this version does not know was written by a
 /// newer TagIndex: ``TagIndex`` refuses it before touching the file.
 ///
-/// Tables (v2):
+/// Tables (v3):
 /// - `meta(key, value)`: taxonomy generation and model.
 /// - `models(id, name, version)`: model stamps, unique by (name, version).
 /// - `images(id, path UNIQUE, size, mtime, content_hash, width, height, model_id,
@@ -14,8 +15,9 @@ import GRDB
 ///   `top_confidence` is the highest stored confidence (NULL when none), so
 ///   "untagged" needs no join. `feature_print` is fp16 (see ``FeaturePrint``);
 ///   `dominant_colors` is 4 bytes per color (see ``IndexedColor``).
-/// - `labels(id, identifier UNIQUE, display_name, synonyms JSON, image_count)`;
-///   `label_parents(label_id, parent_id)`; `label_curves(label_id, threshold, precision, recall)`;
+/// - `labels(id, identifier UNIQUE, display_name, synonyms JSON, image_count, curve_id)`;
+///   `label_parents(label_id, parent_id)`; `curves(id, points UNIQUE)`, each precision/recall
+///   curve once (see `PackedCurve`; labels that share the pooled curve share its row);
 ///   `label_text` (FTS5 over identifier, display name and synonyms, rowid = label id).
 /// - `observations(label_id, image_id, best, confidence)` WITHOUT ROWID, primary key
 ///   (label_id, image_id), plus index `observations_by_rank(label_id, best)` which
@@ -31,7 +33,7 @@ import GRDB
 ///   on observations.
 enum Schema {
     /// Identifiers of the migrations, oldest first.
-    static let migrationIdentifiers = ["v1", "v2"]
+    static let migrationIdentifiers = ["v1", "v2", "v3"]
 
     /// The covering index that orders a label's images by confidence.
     static let createRankIndex =
@@ -112,6 +114,30 @@ enum Schema {
                 """)
             try Postings.rebuild(db)
         }
+        migrator.registerMigration("v3") { db in
+            // Curves once each instead of a row per label and point (v2 stored the pooled curve
+            // again for every label: ~90,000 rows written by the first index of a database).
+            try db.execute(sql: """
+                CREATE TABLE curves(id INTEGER PRIMARY KEY, points BLOB NOT NULL UNIQUE);
+                ALTER TABLE labels ADD COLUMN curve_id INTEGER REFERENCES curves(id);
+                """)
+            var points: [Int64: [CurvePoint]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT label_id, threshold, precision, recall FROM label_curves")
+            while let row = try rows.next() {
+                points[row[0], default: []].append(CurvePoint(threshold: row[1], precision: row[2], recall: row[3]))
+            }
+            for (labelID, curve) in points { try storeCurve(curve, forLabel: labelID, db) }
+            try db.execute(sql: "DROP TABLE label_curves")
+        }
         return migrator
+    }
+
+    /// Points label `labelID` at `curve`, storing the curve unless an identical one is stored.
+    static func storeCurve(_ curve: [CurvePoint], forLabel labelID: Int64, _ db: Database) throws {
+        let blob = Data(PackedCurve.pack(curve))
+        try db.cachedStatement(sql: "INSERT INTO curves(points) VALUES (?) ON CONFLICT(points) DO NOTHING")
+            .execute(arguments: [blob])
+        try db.cachedStatement(sql: "UPDATE labels SET curve_id = (SELECT id FROM curves WHERE points = ?) WHERE id = ?")
+            .execute(arguments: [blob, labelID])
     }
 }

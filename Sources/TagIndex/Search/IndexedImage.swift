@@ -96,6 +96,6 @@ extension TagIndex {
     /// if try index.hasCalibration() { query.calibration = .highRecall }
     /// ```
     public func hasCalibration() throws -> Bool {
-        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM label_curves)") ?? false }
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM labels WHERE curve_id IS NOT NULL)") ?? false }
     }
 }

@@ -47,10 +47,14 @@ final class TaxonomySnapshot: Sendable {
             children[parent, default: []].append(child)
         }
         var curves: [Int64: [CurvePoint]] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT label_id, threshold, precision, recall FROM label_curves ORDER BY label_id, threshold")
-        {
-            curves[row[0], default: []].append(CurvePoint(threshold: row[1], precision: row[2], recall: row[3]))
+        var unpacked: [Int64: [CurvePoint]] = [:]   // curve id -> points: the pooled curve is read once
+        for row in try Row.fetchAll(db, sql: "SELECT id, curve_id FROM labels WHERE curve_id IS NOT NULL") {
+            let curveID: Int64 = row[1]
+            if unpacked[curveID] == nil {
+                let blob = try Data.fetchOne(db, sql: "SELECT points FROM curves WHERE id = ?", arguments: [curveID]) ?? Data()
+                unpacked[curveID] = PackedCurve.unpack(Array(blob))
+            }
+            curves[row[0]] = unpacked[curveID]
         }
         var ancestors: [Int64: [Int64]] = [:]
         for id in labels.keys {

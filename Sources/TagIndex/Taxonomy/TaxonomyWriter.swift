@@ -67,17 +67,9 @@ extension TagIndex {
                 }
             }
 
-            try db.execute(sql: "DELETE FROM label_curves")
+            try db.execute(sql: "UPDATE labels SET curve_id = NULL; DELETE FROM curves")
             for label in labels {
-                // One point per threshold: the primary key is (label, threshold).
-                var points: [Double: CurvePoint] = [:]
-                for point in label.curve ?? [] { points[point.threshold] = point }
-                for point in points.values {
-                    // Cached: tens of thousands of rows (pooled curves repeat per label); parsing the
-                    // statement for each made a first run spend seconds here.
-                    try db.cachedStatement(sql: "INSERT INTO label_curves(label_id, threshold, precision, recall) VALUES (?, ?, ?, ?)")
-                        .execute(arguments: [ids[label.identifier]!, point.threshold, point.precision, point.recall])
-                }
+                if let curve = label.curve { try Schema.storeCurve(curve, forLabel: ids[label.identifier]!, db) }
             }
 
             let listed = String(decoding: try JSONEncoder().encode(labels.map(\.identifier)), as: UTF8.self)

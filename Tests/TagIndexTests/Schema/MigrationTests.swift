@@ -11,9 +11,11 @@ import Testing
         do { _ = try TagIndex(url: directory.databaseURL) }
         let queue = try DatabaseQueue(path: directory.databaseURL.path)
         try queue.read { db in
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2"])
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2", "v3"])
             #expect(try db.tableExists("label_text"))
-            #expect(try db.tableExists("label_curves"))
+            #expect(try db.tableExists("curves"))
+            #expect(try !db.tableExists("label_curves"))
+            #expect(try db.columns(in: "labels").map(\.name).contains("curve_id"))
             #expect(try db.columns(in: "images").map(\.name).contains("dominant_colors"))
             #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
             let indexes = try db.indexes(on: "observations").map(\.name)
@@ -61,7 +63,43 @@ import Testing
         #expect(try index.search("dog -golden").hits.isEmpty)
         #expect(try index.database.read(Postings.matchObservations))
         let applied = try index.database.read { try Schema.migrator.appliedMigrations($0) }
-        #expect(applied == ["v1", "v2"])
+        #expect(applied == ["v1", "v2", "v3"])
+    }
+
+    @Test func version2CurvesMoveToSharedCurveRows() throws {
+        let pooled = [CurvePoint(threshold: 0.1, precision: 0.5, recall: 0.9), CurvePoint(threshold: 0.6, precision: 0.9, recall: 0.4)]
+        let own = [CurvePoint(threshold: 0.2, precision: 0.7, recall: 0.8)]
+        do {
+            let queue = try DatabaseQueue(path: directory.databaseURL.path)
+            try Schema.migrator.migrate(queue, upTo: "v2")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO labels(id, identifier, display_name, synonyms, image_count) VALUES
+                        (1, 'dog', 'Dog', '[]', 0), (2, 'cat', 'Cat', '[]', 0), (3, 'car', 'Car', '[]', 0),
+                        (4, 'boat', 'Boat', '[]', 0);
+                    """)
+                // Stored in descending threshold order on purpose: the blob keeps them ascending.
+                for (label, curve) in [(1, pooled), (2, pooled), (3, own)] {
+                    for point in curve.reversed() {
+                        try db.execute(
+                            sql: "INSERT INTO label_curves(label_id, threshold, precision, recall) VALUES (?, ?, ?, ?)",
+                            arguments: [label, point.threshold, point.precision, point.recall])
+                    }
+                }
+            }
+        }
+        let index = try TagIndex(url: directory.databaseURL)
+        try index.database.read { db in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM curves") == 2)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT curve_id) FROM labels WHERE identifier IN ('dog', 'cat')") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM labels WHERE identifier = 'boat' AND curve_id IS NULL") == 1)
+            let snapshot = try TaxonomySnapshot.load(db)
+            #expect(snapshot.curves[1] == pooled)
+            #expect(snapshot.curves[2] == pooled)
+            #expect(snapshot.curves[3] == own)
+            #expect(snapshot.curves[4] == nil)
+        }
+        #expect(try index.hasCalibration())
     }
 
     @Test func newerSchemaIsRefusedAndLeftUntouched() throws {

@@ -1,0 +1,38 @@
+/// The `curves.points` blob: a precision/recall curve as (threshold, precision, recall)
+/// triples of little-endian IEEE-754 doubles, 24 bytes per point, in increasing threshold
+/// order with one point per threshold.
+///
+/// Most labels share one pooled curve, so curves are stored once each and labels point at
+/// them (`labels.curve_id`): a taxonomy of ~1,400 labels then writes a few dozen blobs instead
+/// of ~90,000 rows.
+enum PackedCurve {
+    static let bytesPerPoint = 24
+
+    /// The blob of `points`: sorted by threshold; of two points with the same threshold the
+    /// later one in `points` is kept.
+    static func pack(_ points: [CurvePoint]) -> [UInt8] {
+        var byThreshold: [Double: CurvePoint] = [:]
+        for point in points { byThreshold[point.threshold] = point }
+        let ordered = byThreshold.values.sorted { $0.threshold < $1.threshold }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(ordered.count * bytesPerPoint)
+        for point in ordered {
+            for value in [point.threshold, point.precision, point.recall] {
+                withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+            }
+        }
+        return bytes
+    }
+
+    /// The points of a blob written by ``pack(_:)``; a trailing partial point is ignored.
+    static func unpack(_ bytes: [UInt8]) -> [CurvePoint] {
+        bytes.withUnsafeBytes { raw in
+            stride(from: 0, to: raw.count - bytesPerPoint + 1, by: bytesPerPoint).map { offset in
+                func value(_ index: Int) -> Double {
+                    Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8 * index, as: UInt64.self)))
+                }
+                return CurvePoint(threshold: value(0), precision: value(1), recall: value(2))
+            }
+        }
+    }
+}
