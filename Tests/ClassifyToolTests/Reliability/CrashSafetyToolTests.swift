@@ -50,6 +50,10 @@ extension Reliability {
             // Seconds from start until a run holds the writer lock (model loaded, index open): kill
             // moments scale with it, so slower builds (sanitizers) still get kills after commits.
             var startup = 0.5
+            // Seconds after start-up within which kills are drawn. A run that was writing and died
+            // before its first commit widens it, so a build that needs longer per image (sanitizers,
+            // debug C kernels) still gets kills after commits; a fast build keeps 2.5 s.
+            var window = 2.5
             while kills < Self.requiredKills {
                 runs += 1
                 try #require(runs <= 4 * Self.requiredKills, "too many runs ended before their kill:\n\(log.joined(separator: "\n"))")
@@ -60,14 +64,14 @@ extension Reliability {
                 var delay: Double
                 if hasTaxonomy || kills < 3 {
                     // The first runs also land in creating the schema and writing the taxonomy.
-                    delay = Double.random(in: 0.05...(hasTaxonomy ? startup + 2.5 : 8.0), using: &generator)
+                    delay = Double.random(in: 0.05...(hasTaxonomy ? startup + window : 8.0), using: &generator)
                 } else {
                     // Three kills before the taxonomy was complete: let this run write it, then
                     // kill it at a random moment after.
                     while child.isRunning && !(Concurrency.holdsLock(pid: child.pid, path: database.path + ".lock")) && Date().timeIntervalSince(started) < 600 {
                         usleep(5_000)
                     }
-                    delay = Date().timeIntervalSince(started) + Double.random(in: 0.05...2.5, using: &generator)
+                    delay = Date().timeIntervalSince(started) + Double.random(in: 0.05...window, using: &generator)
                 }
                 var sawLock = false
                 while child.isRunning && Date().timeIntervalSince(started) < delay {
@@ -104,6 +108,9 @@ extension Reliability {
                     #expect(rows[path] == row, "\(path) was written again by run \(runs)")
                 }
                 log.append("run \(runs): \(killed ? "killed" : "ended") after \(String(format: "%.2f", delay)) s\(sawLock ? " (writing)" : "") with \(rows.count) images indexed (+\(rows.count - finished.count))")
+                if killed && sawLock && hasTaxonomy && rows.count == finished.count && finished.count < sources.count {
+                    window = min(window * 1.5, 120)
+                }
                 finished = rows
                 // Keep work for the remaining kills, however fast this machine is.
                 if finished.count == sources.count && kills < Self.requiredKills {
