@@ -70,14 +70,18 @@ let package = Package(
         .executableTarget(name: "fuzz-query", dependencies: ["TagIndex"]),
 
         // MARK: Tests
-        .testTarget(name: "ClassifyTests", dependencies: ["Classify"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "TagIndexTests", dependencies: ["TagIndex"]),
+        // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal.
+        .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs"], path: "Tests/ClassifyTestSupport"),
+        .testTarget(name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifyTestSupport"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
         // End-to-end tests run the built executable (Help/ holds the pinned --help texts); Reliability/
         // also builds hostile images with the C test encoders and inspects databases directly.
         .testTarget(
             name: "ClassifyToolTests",
-            dependencies: ["classify-tool", "Classify", "CClassifyCodecs", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "classify-tool", "Classify", "CClassifyCodecs", "ClassifyTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Help"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// always ends.
 @Suite("Walking hostile folders", .timeLimit(.minutes(1)))
 struct ImageFileWalkerTests {
-    /// A fresh folder for one test, removed afterwards (with `rm -rf`, which copes with paths
+    /// A fresh folder for one test, removed afterwards (by `removeTree`, which copes with paths
     /// longer than PATH_MAX).
     final class Scratch {
         let url: URL
@@ -21,13 +22,7 @@ struct ImageFileWalkerTests {
             url = FileManager.default.temporaryDirectory.appendingPathComponent("classify-walker-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         }
-        deinit {
-            let remove = Process()
-            remove.executableURL = URL(fileURLWithPath: "/bin/rm")
-            remove.arguments = ["-rf", url.path]
-            try? remove.run()
-            remove.waitUntilExit()
-        }
+        deinit { removeTree(atPath: url.path) }
 
         func write(_ name: String, _ text: String = "x") throws {
             try Data(text.utf8).write(to: url.appendingPathComponent(name))

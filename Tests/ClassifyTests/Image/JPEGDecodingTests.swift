@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import CClassifyCodecs
 import Testing
 

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import Testing
 @testable import Classify

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import CClassifyKernels
 import Testing
 @testable import Classify

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import CClassifyCodecs
 import Foundation
 import GRDB
@@ -97,7 +98,7 @@ extension Reliability {
             // PNGs: a bad IDAT checksum, data cut inside IDAT, a header claiming 100,000 x 100,000.
             let small = ReliabilityImages.Picture(pixels: ReliabilityImages.noise(count: 48 * 32 * 3, seed: 7), width: 48, height: 32)
             let png = try ReliabilityImages.png(small)
-            let idat = ReliabilityImages.chunkOffset("IDAT", in: png)!
+            let idat = TestPNG.chunkOffset("IDAT", in: png)!
             let idatLength = png[idat..<idat + 4].reduce(0) { $0 << 8 | Int($1) }
             var badCRC = png
             badCRC[idat + 8 + idatLength] ^= 0x55
@@ -105,7 +106,7 @@ extension Reliability {
             try file("cut-in-idat.png", Array(png[0..<idat + 8 + idatLength / 2]), "decode: The image data ends too early (read beyond end of data); the file was probably cut off while downloading or copying.")
             var hugePNG = png
             hugePNG.replaceSubrange(16..<24, with: [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0])
-            ReliabilityImages.fixCRC(ofChunkAt: 8, in: &hugePNG)
+            TestPNG.fixCRC(ofChunkAt: 8, in: &hugePNG)
             try file("header-100000x100000.png", hugePNG, "decode: The image is 100000x100000 pixels, more than the limit of 100000000 pixels; downscale it or raise ImageDecoder.maximumPixelCount.")
 
             // A name that is not UTF-8 (Latin-1 "café.jpg"): a clear per-file error; a non-image

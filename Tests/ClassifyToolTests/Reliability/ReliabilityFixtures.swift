@@ -1,5 +1,6 @@
 import CClassifyCodecs
 import Classify
+import ClassifyTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -122,7 +123,7 @@ enum ReliabilityFixtures {
 }
 
 /// A fresh folder for one test, open to every user (so the tool can run unprivileged), removed
-/// afterwards with `rm -rf`, which copes with paths longer than PATH_MAX and unreadable folders.
+/// afterwards by `removeTree`, which copes with paths longer than PATH_MAX and unreadable folders.
 final class ReliabilityScratch: @unchecked Sendable {
     let url: URL
 
@@ -132,13 +133,7 @@ final class ReliabilityScratch: @unchecked Sendable {
         chmod(url.path, 0o777)
     }
 
-    deinit {
-        let remove = Process()
-        remove.executableURL = URL(fileURLWithPath: "/bin/rm")
-        remove.arguments = ["-rf", url.path]
-        try? remove.run()
-        remove.waitUntilExit()
-    }
+    deinit { removeTree(atPath: url.path) }
 
     /// A sub-folder (created, open to every user).
     func folder(_ name: String) throws -> URL {
@@ -199,18 +194,5 @@ final class ReliabilityMount: @unchecked Sendable {
     deinit {
         umount2(url.path, Int32(MNT_DETACH))
         try? FileManager.default.removeItem(at: url)
-    }
-}
-
-/// SplitMix64: a seeded generator, so random kill moments reproduce.
-struct ReliabilityRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import Testing
 @testable import TagIndex
@@ -174,7 +175,7 @@ import Testing
             "failed", "untagged", "is:nothing", "%", "_", "\\", "🐕", "\u{0}", "\u{7}", " ", "  ", "\t", "\n",
             "dog:1e-400", "dog:nan", "dog:inf", "puppy", "kitty", "lab", "NEAR(", "^", "0", "-0.0", "…",
         ]
-        var generator = SeededGenerator(seed: 20_251_122)
+        var generator = SeededRandom(seed: 20_251_122)
         for _ in 0..<3_000 {
             let count = Int.random(in: 1...12, using: &generator)
             let text = (0..<count).map { _ in pieces.randomElement(using: &generator)! }
@@ -182,18 +183,5 @@ import Testing
             _ = outcome(text)   // outcome() records any error that is neither kind
         }
         try expectUntouched(before)
-    }
-}
-
-/// SplitMix64: a small seeded generator so random tests reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

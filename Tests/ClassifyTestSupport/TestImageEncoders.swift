@@ -1,0 +1,117 @@
+import CClassifyCodecs
+
+extension cls_message {
+    /// The NUL-terminated text the C layer wrote.
+    var messageText: String {
+        withUnsafeBytes(of: text) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
+
+/// An encoder in the C test helpers refused the input; carries its message.
+public struct TestEncodingFailure: Error, CustomStringConvertible {
+    /// What the encoder said.
+    public let description: String
+}
+
+/// Builds JPEG files for tests with libjpeg (through CClassifyCodecs' test encoders).
+///
+/// ```swift
+/// let jpeg = try TestJPEG.encode(pixels, width: 8, height: 8, quality: 90)
+/// ```
+public enum TestJPEG {
+    /// Compresses interleaved `pixels` of `components` channels (1 gray, 3 RGB, 4 CMYK).
+    public static func encode(
+        _ pixels: [UInt8], width: Int, height: Int, components: Int = 3, quality: Int = 95,
+        scans: cls_test_jpeg_scans = CLS_TEST_JPEG_BASELINE,
+        ink: cls_test_jpeg_ink = CLS_TEST_JPEG_INK_ADOBE_CMYK, app1: [UInt8] = []
+    ) throws -> [UInt8] {
+        precondition(pixels.count == width * height * components)
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = cls_message()
+        let status = app1.withUnsafeBufferPointer { app1Buffer in
+            var options = cls_test_jpeg_options()
+            options.width = UInt32(width)
+            options.height = UInt32(height)
+            options.components = Int32(components)
+            options.quality = Int32(quality)
+            options.scans = scans
+            options.ink = ink
+            options.app1 = app1Buffer.baseAddress
+            options.app1_size = app1Buffer.count
+            return cls_test_encode_jpeg(&options, pixels, &bytes, &size, &message)
+        }
+        guard status == CLS_OK, let bytes else { throw TestEncodingFailure(description: message.messageText) }
+        defer { cls_test_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: size))
+    }
+}
+
+/// Builds PNG files for tests with libpng's write API.
+///
+/// ```swift
+/// let png = try TestPNG.encode(samples, width: 8, height: 8, color: CLS_TEST_PNG_RGB)
+/// ```
+public enum TestPNG {
+    /// Writes `samples` (channels per pixel from `color`; palette indices for palette images).
+    public static func encode(
+        _ samples: [UInt16], width: Int, height: Int, color: cls_test_png_color,
+        bitDepth: Int = 8, interlaced: Bool = false, palette: [UInt8] = [],
+        paletteAlpha: [UInt8] = [], srgbChunk: Bool = false, exif: [UInt8] = []
+    ) throws -> [UInt8] {
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = cls_message()
+        let status = palette.withUnsafeBufferPointer { paletteBuffer in
+            paletteAlpha.withUnsafeBufferPointer { alphaBuffer in
+                exif.withUnsafeBufferPointer { exifBuffer in
+                    var options = cls_test_png_options()
+                    options.width = UInt32(width)
+                    options.height = UInt32(height)
+                    options.color = color
+                    options.bit_depth = Int32(bitDepth)
+                    options.interlaced = interlaced ? 1 : 0
+                    options.palette_rgb = paletteBuffer.baseAddress
+                    options.palette_count = Int32(palette.count / 3)
+                    options.palette_alpha = alphaBuffer.baseAddress
+                    options.palette_alpha_count = Int32(paletteAlpha.count)
+                    options.srgb_chunk = srgbChunk ? 1 : 0
+                    options.exif = exifBuffer.baseAddress
+                    options.exif_size = exifBuffer.count
+                    return cls_test_encode_png(&options, samples, &bytes, &size, &message)
+                }
+            }
+        }
+        guard status == CLS_OK, let bytes else { throw TestEncodingFailure(description: message.messageText) }
+        defer { cls_test_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: size))
+    }
+
+    /// Offset of the first chunk of `type` (pointing at its length field), if any.
+    public static func chunkOffset(_ type: String, in png: [UInt8]) -> Int? {
+        var offset = 8
+        while offset + 8 <= png.count {
+            let length = Int(png[offset..<offset + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            if String(decoding: png[offset + 4..<offset + 8], as: UTF8.self) == type { return offset }
+            offset += 12 + length
+        }
+        return nil
+    }
+
+    /// Recomputes the CRC of the chunk at `offset` after a test edited its data on purpose.
+    public static func fixCRC(ofChunkAt offset: Int, in png: inout [UInt8]) {
+        let length = Int(png[offset..<offset + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        let crc = crc32(png[offset + 4..<offset + 8 + length])
+        for i in 0..<4 { png[offset + 8 + length + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * i)) }
+    }
+
+    /// CRC-32 (ISO 3309 polynomial, as PNG uses), bit by bit: slow but obviously right.
+    private static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
