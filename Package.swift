@@ -39,9 +39,11 @@ let package = Package(
         .target(name: "CClassifyKernels"),
 
         // MARK: Libraries
+        // Small pieces both libraries share (a lock ThreadSanitizer understands).
+        .target(name: "ClassifySupport"),
         .target(
             name: "Classify",
-            dependencies: ["CClassifyBLAS", "CClassifyCodecs", "CClassifyKernels"]),
+            dependencies: ["CClassifyBLAS", "CClassifyCodecs", "CClassifyKernels", "ClassifySupport"]),
         .target(
             name: "TagIndex",
             dependencies: [
@@ -50,10 +52,11 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // fp16 feature-print dot products (F16C + FMA) for similarity search; plain C, no dependencies.
                 "CClassifyKernels",
+                "ClassifySupport",
             ]),
 
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
-        .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex"]),
+        .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex", "ClassifySupport"]),
 
         // MARK: Executable
         .executableTarget(
@@ -73,7 +76,7 @@ let package = Package(
         // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal.
         .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs"], path: "Tests/ClassifyTestSupport"),
         .testTarget(name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifyTestSupport"]),
+        .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
         // End-to-end tests run the built executable (Help/ holds the pinned --help texts); Reliability/
         // also builds hostile images with the C test encoders and inspects databases directly.

@@ -1,6 +1,5 @@
 import Classify
 import Foundation
-import Synchronization
 import TagIndex
 
 /// Keeps a `TagIndex` in sync with folders: walks them, asks the index which files are new or

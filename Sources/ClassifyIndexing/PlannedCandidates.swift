@@ -1,6 +1,6 @@
 import Classify
 import Foundation
-import Synchronization
+import ClassifySupport
 import TagIndex
 
 /// Counters of the walk, read by the writer for progress while the walk goes on.
@@ -12,7 +12,7 @@ final class ScanState: Sendable {
         var error: (any Error)?
     }
 
-    private let state = Mutex(Snapshot())
+    private let state = Locked(Snapshot())
 
     func snapshot() -> Snapshot { state.withLock { $0 } }
     func update(_ body: (inout Snapshot) -> Void) { state.withLock { body(&$0) } }

@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import GRDB
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ClassifySupport
 
 /// Classifies image files or bytes with a loaded model: decode (JPEG DCT-scaled to what the
 /// resize needs), preprocess, run the network, and turn probabilities into observations over the
@@ -82,7 +82,7 @@ public struct ImageClassifier: Sendable {
 /// Preprocessors keep their resize scratch between images; a few are pooled so concurrent
 /// classifications do not share one and steady-state classification does not reallocate.
 final class PreprocessorPool: Sendable {
-    private let pool = Mutex<[Preprocessor]>([])
+    private let pool = Locked<[Preprocessor]>([])
     func take() -> Preprocessor { pool.withLock { $0.popLast() } ?? Preprocessor() }
     func give(_ preprocessor: Preprocessor) { pool.withLock { if $0.count < 16 { $0.append(preprocessor) } } }
 }

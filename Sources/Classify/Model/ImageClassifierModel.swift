@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ClassifySupport
 
 /// A loaded classification network: its description, compiled graph and packed weights.
 ///
@@ -25,7 +25,7 @@ public final class ImageClassifierModel: Sendable {
     let logitsValue: ValueID
     let probabilitiesValue: ValueID
     let featuresValue: ValueID
-    private let workspaces = Mutex<[Workspace]>([])
+    private let workspaces = Locked<[Workspace]>([])
 
     /// Loads and checks the model in `directory` (`model.json` plus the weights file it names).
     public init(contentsOf directory: URL) throws(ModelLoadingError) {
@@ -63,7 +63,7 @@ public final class ImageClassifierModel: Sendable {
         return "model.json: the input contract (\(input.width)x\(input.height) \(input.channelOrder), resize \(input.resizeShortSide) \(input.resizeFilter), crop \(input.crop), mean \(input.mean), std \(input.std)) differs from the one this library's preprocessing implements (224x224 RGB, resize 256 triangle-antialiased, center crop, mean 127, std 128); run the model on tensors with infer instead"
     }
 
-    private static let sharedModels = Mutex<[String: ImageClassifierModel]>([:])
+    private static let sharedModels = Locked<[String: ImageClassifierModel]>([:])
 
     /// The model in the default directory (see `ModelLocator`), loaded on first use and then shared.
     public static func shared(modelName: String = ModelLocator.defaultModelName) throws(ModelLoadingError) -> ImageClassifierModel {
