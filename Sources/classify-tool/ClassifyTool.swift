@@ -39,6 +39,8 @@ struct ClassifyTool: AsyncParsableCommand {
     ///
     /// Usage: called by the `@main` entry point.
     static func main() async {
+        // Per-image buffers are reused instead of page-faulted in again for every file.
+        AllocatorTuning.keepFreedMemory()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

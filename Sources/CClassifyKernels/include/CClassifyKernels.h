@@ -32,6 +32,12 @@ void cls_threads_configure(int count);
 /// The current setting.
 int cls_threads_count(void);
 
+/// Process-wide (glibc only; elsewhere returns 0 and does nothing): allocations up to
+/// `mmap_threshold` bytes come from the heap instead of fresh mappings, and up to `trim_threshold`
+/// bytes of freed memory stay mapped, so per-image buffers (file bytes, pixels) are reused instead
+/// of being page-faulted in again for every image. Returns 1 when both were set.
+int cls_allocator_keep_freed_memory(size_t mmap_threshold, size_t trim_threshold);
+
 /// Sets flush-to-zero and denormals-are-zero for the calling thread (ReLU6 networks produce
 /// denormals, which are very slow on x86); returns the previous state for cls_flush_denormals_end.
 unsigned cls_flush_denormals_begin(void);
