@@ -121,7 +121,8 @@ struct PostingChanges {
     /// Read-modify-writes each touched block.
     func apply(_ db: Database) throws {
         let read = try db.cachedStatement(sql: "SELECT entries FROM label_postings WHERE label_id = ? AND block = ?")
-        let write = try db.cachedStatement(sql: """
+        // Prepared per call, not cached: a cached statement would keep the last blob (see BatchWriter.upsert).
+        let write = try db.makeStatement(sql: """
             INSERT INTO label_postings(label_id, block, entries) VALUES (?, ?, ?)
             ON CONFLICT(label_id, block) DO UPDATE SET entries = excluded.entries
             """)

@@ -126,18 +126,27 @@ enum Schema {
             while let row = try rows.next() {
                 points[row[0], default: []].append(CurvePoint(threshold: row[1], precision: row[2], recall: row[3]))
             }
-            for (labelID, curve) in points { try storeCurve(curve, forLabel: labelID, db) }
+            var curveIDs: [[UInt8]: Int64] = [:]
+            for (labelID, curve) in points { try storeCurve(curve, forLabel: labelID, curveIDs: &curveIDs, db) }
             try db.execute(sql: "DROP TABLE label_curves")
         }
         return migrator
     }
 
     /// Points label `labelID` at `curve`, storing the curve unless an identical one is stored.
-    static func storeCurve(_ curve: [CurvePoint], forLabel labelID: Int64, _ db: Database) throws {
-        let blob = Data(PackedCurve.pack(curve))
-        try db.cachedStatement(sql: "INSERT INTO curves(points) VALUES (?) ON CONFLICT(points) DO NOTHING")
-            .execute(arguments: [blob])
-        try db.cachedStatement(sql: "UPDATE labels SET curve_id = (SELECT id FROM curves WHERE points = ?) WHERE id = ?")
-            .execute(arguments: [blob, labelID])
+    /// `curveIDs` remembers the ids of the blobs stored so far in this transaction, so each
+    /// distinct curve is written and looked up once (uncached statements: see BatchWriter.upsert).
+    static func storeCurve(_ curve: [CurvePoint], forLabel labelID: Int64, curveIDs: inout [[UInt8]: Int64], _ db: Database) throws {
+        let points = PackedCurve.pack(curve)
+        let curveID: Int64
+        if let known = curveIDs[points] {
+            curveID = known
+        } else {
+            let blob = Data(points)
+            try db.execute(sql: "INSERT INTO curves(points) VALUES (?) ON CONFLICT(points) DO NOTHING", arguments: [blob])
+            curveID = try Int64.fetchOne(db, sql: "SELECT id FROM curves WHERE points = ?", arguments: [blob])!
+            curveIDs[points] = curveID
+        }
+        try db.cachedStatement(sql: "UPDATE labels SET curve_id = ? WHERE id = ?").execute(arguments: [curveID, labelID])
     }
 }

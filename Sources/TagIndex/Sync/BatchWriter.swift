@@ -69,6 +69,11 @@ struct BatchWriter {
     private var countDeltas: [Int64: Int] = [:]
     private var postings = PostingChanges()
     private let now = Timestamps.microseconds(Date())
+    /// The image upsert, prepared once per batch rather than cached for the connection's life:
+    /// statements that bind blobs keep their last arguments, and LeakSanitizer cannot follow the
+    /// references Swift's `Data` keeps inside enums, so a blob held by a long-lived index was
+    /// reported as leaked (libFuzzer's query target found it).
+    private var upsert: Statement?
 
     init(db: Database) { self.db = db }
 
@@ -157,12 +162,12 @@ struct BatchWriter {
         try deleteObservations(imageID)
     }
 
-    private func upsertImage(
+    private mutating func upsertImage(
         path: String, size: Int64, mtime: Date, hash: String?, width: Int?, height: Int?,
         modelID: Int64, errorStage: String?, errorReason: String?, topConfidence: Int?,
         featurePrint: Data?, dominantColors: Data? = nil
     ) throws -> Int64 {
-        let statement = try db.cachedStatement(sql: """
+        let statement = try upsert ?? db.makeStatement(sql: """
             INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
                                error_stage, error_reason, top_confidence, feature_print, dominant_colors)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -174,6 +179,7 @@ struct BatchWriter {
                 feature_print = excluded.feature_print, dominant_colors = excluded.dominant_colors
             RETURNING id
             """)
+        upsert = statement
         let arguments: StatementArguments = [
             path, size, Timestamps.microseconds(mtime), hash, width, height, modelID, now,
             errorStage, errorReason, topConfidence, featurePrint, dominantColors,

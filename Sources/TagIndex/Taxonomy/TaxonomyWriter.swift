@@ -68,8 +68,9 @@ extension TagIndex {
             }
 
             try db.execute(sql: "UPDATE labels SET curve_id = NULL; DELETE FROM curves")
+            var curveIDs: [[UInt8]: Int64] = [:]
             for label in labels {
-                if let curve = label.curve { try Schema.storeCurve(curve, forLabel: ids[label.identifier]!, db) }
+                if let curve = label.curve { try Schema.storeCurve(curve, forLabel: ids[label.identifier]!, curveIDs: &curveIDs, db) }
             }
 
             let listed = String(decoding: try JSONEncoder().encode(labels.map(\.identifier)), as: UTF8.self)
