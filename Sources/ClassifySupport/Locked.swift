@@ -16,6 +16,10 @@ public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
 
     /// Guards `value`.
+    ///
+    /// ```swift
+    /// let counts = Locked([String: Int]())
+    /// ```
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.

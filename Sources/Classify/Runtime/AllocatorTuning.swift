@@ -15,6 +15,10 @@ import CClassifyKernels
 public enum AllocatorTuning {
     /// Serves allocations up to 64 MiB from the heap and keeps up to 256 MiB of freed memory
     /// mapped. Returns whether the allocator accepted both settings.
+    ///
+    /// ```swift
+    /// if !AllocatorTuning.keepFreedMemory() { print("allocator settings not available") }
+    /// ```
     @discardableResult
     public static func keepFreedMemory() -> Bool {
         cls_allocator_keep_freed_memory(64 << 20, 256 << 20) == 1
