@@ -113,6 +113,9 @@ public final class TagIndex: Sendable {
     private static func refuseNewerSchema(at path: String) throws {
         var configuration = Configuration()
         configuration.readonly = true
+        // Wait, as the pool's connections do, when another process holds the file for a moment
+        // (an index run's last connection cleans up the WAL as it closes).
+        configuration.busyMode = .timeout(10)
         let unknown: Set<String>
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)

@@ -135,3 +135,24 @@ import Testing
         #expect(try Data(contentsOf: url) == Data(repeating: 0x41, count: 4096))
     }
 }
+
+@Suite struct OpeningTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// Another process may hold the file's lock for a moment (the last connection of an index run
+    /// cleans up the WAL when it closes): opening waits for it instead of failing with
+    /// "database is locked", as `stats` once did while an index run ended.
+    @Test func openingWaitsForAShortExclusiveLock() throws {
+        let url = directory.databaseURL
+        do { _ = try TagIndex(url: url) }
+        let holder = try DatabaseQueue(path: url.path)
+        try holder.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+            try db.execute(sql: "BEGIN EXCLUSIVE; UPDATE meta SET value = value WHERE 0; COMMIT")
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { try? holder.close() }
+        let index = try TagIndex(url: url)
+        #expect(try !index.hasCalibration())
+    }
+}
