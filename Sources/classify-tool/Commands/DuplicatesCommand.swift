@@ -34,14 +34,7 @@ struct DuplicatesCommand: ParsableCommand {
 
     func run() throws {
         verbosity.apply()
-        var parsed = Query()
-        if let query {
-            do { parsed = try Query(parsing: query) } catch {
-                Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
-                throw ExitCode(1)
-            }
-        }
-        parsed.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        var parsed = try Query(commandLine: query, under: under)
         let index = try database.open(create: false)
         try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
         if pairs {

@@ -63,13 +63,7 @@ struct SearchCommand: ParsableCommand {
     func run() throws {
         verbosity.apply()
         let text = query.joined(separator: " ")
-        var parsed: Query
-        do {
-            parsed = try Query(parsing: text)
-        } catch {
-            Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
-            throw ExitCode(ToolExit.failure)
-        }
+        var parsed = try Query(commandLine: text)
         try apply(to: &parsed)
         let index = try database.open(create: false)
         if filter == nil { try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: false) }

@@ -43,14 +43,7 @@ struct SimilarCommand: ParsableCommand {
 
     func run() throws {
         verbosity.apply()
-        var parsed = Query()
-        if let query {
-            do { parsed = try Query(parsing: query) } catch {
-                Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
-                throw ExitCode(1)
-            }
-        }
-        parsed.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        var parsed = try Query(commandLine: query, under: under)
         parsed.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
         parsed.limit = limit
         parsed.page = page
