@@ -69,8 +69,9 @@ let package = Package(
         // MARK: Fuzzing (not products: never built for dependents)
         // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
         // A normal build makes small tools that write seed corpora and replay inputs.
-        .executableTarget(name: "fuzz-decode", dependencies: ["Classify", "CClassifyCodecs"]),
-        .executableTarget(name: "fuzz-query", dependencies: ["TagIndex"]),
+        // ClassifyTestSupport gives them the libFuzzer driver, the replay loop and the test image encoders.
+        .executableTarget(name: "fuzz-decode", dependencies: ["Classify", "CClassifyCodecs", "ClassifyTestSupport"]),
+        .executableTarget(name: "fuzz-query", dependencies: ["TagIndex", "ClassifyTestSupport"]),
 
         // MARK: Tests
         // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal.

@@ -1,5 +1,6 @@
 import CClassifyCodecs
 import Classify
+import ClassifyTestSupport
 import Foundation
 
 // libFuzzer target over image decoding: JPEG and PNG bytes, and EXIF orientation blocks carried
@@ -72,60 +73,20 @@ enum FuzzDecode {
     static func exifJPEG(_ tiff: [UInt8]) -> [UInt8]? {
         let app1 = Array("Exif".utf8) + [0, 0] + tiff
         guard app1.count <= 65533 else { return nil }
-        return app1.withUnsafeBufferPointer { segment in
-            var options = cls_test_jpeg_options()
-            options.width = 9
-            options.height = 5
-            options.components = 3
-            options.quality = 90
-            options.app1 = segment.baseAddress
-            options.app1_size = segment.count
-            return encoded { bytes, size, message in cls_test_encode_jpeg(&options, carrierPixels, bytes, size, message) }
-        }
+        return try? TestJPEG.encode(carrierPixels, width: 9, height: 5, quality: 90, app1: app1)
     }
 
     /// A small PNG with an eXIf chunk holding `tiff`.
     static func exifPNG(_ tiff: [UInt8]) -> [UInt8]? {
-        let samples = carrierPixels.map(UInt16.init)
-        return tiff.withUnsafeBufferPointer { exif in
-            var options = cls_test_png_options()
-            options.width = 9
-            options.height = 5
-            options.color = CLS_TEST_PNG_RGB
-            options.bit_depth = 8
-            options.exif = exif.baseAddress
-            options.exif_size = exif.count
-            return encoded { bytes, size, message in cls_test_encode_png(&options, samples, bytes, size, message) }
-        }
-    }
-
-    private static func encoded(
-        _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<cls_message>) -> cls_status
-    ) -> [UInt8]? {
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        var message = cls_message()
-        guard encode(&bytes, &size, &message) == CLS_OK, let bytes else { return nil }
-        defer { cls_test_free(bytes) }
-        return Array(UnsafeBufferPointer(start: bytes, count: size))
+        try? TestPNG.encode(carrierPixels.map(UInt16.init), width: 9, height: 5, color: CLS_TEST_PNG_RGB, exif: tiff)
     }
 }
 
 #if FUZZING
-/// libFuzzer's driver (part of the runtime `-sanitize=fuzzer` links).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-/// SwiftPM links an executable's entry point as `fuzz_decode_main` (aliased to `main`), which
-/// keeps libFuzzer's own `main` out; this one hands the command line to libFuzzer's driver.
+/// SwiftPM links an executable's entry point as `fuzz_decode_main` (aliased to `main`).
 @_cdecl("fuzz_decode_main")
 func fuzzingMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments, fuzzDecodeOneInput)
+    runLibFuzzer(argc, argv, fuzzDecodeOneInput)
 }
 #else
 /// The replay and seed tool of a normal build.
@@ -145,10 +106,7 @@ enum FuzzDecodeTool {
         case nil, "-h", "--help":
             usage()
         default:
-            for path in arguments {
-                FuzzDecode.run([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-                print("ok \(path)")
-            }
+            try replayFuzzInputs(arguments, through: FuzzDecode.run)
         }
     }
 
@@ -165,42 +123,11 @@ enum FuzzDecodeTool {
             let x = index % 24, y = index / 24
             return [UInt8(x * 10), UInt8(y * 15), UInt8((x * y) % 256)]
         }
-        func jpeg(_ samples: [UInt8], components: Int32, scans: cls_test_jpeg_scans = CLS_TEST_JPEG_BASELINE, ink: cls_test_jpeg_ink = CLS_TEST_JPEG_INK_ADOBE_CMYK) -> [UInt8] {
-            var options = cls_test_jpeg_options()
-            options.width = 24
-            options.height = 16
-            options.components = components
-            options.quality = 75
-            options.scans = scans
-            options.ink = ink
-            var bytes: UnsafeMutablePointer<UInt8>?
-            var size = 0
-            var message = cls_message()
-            guard cls_test_encode_jpeg(&options, samples, &bytes, &size, &message) == CLS_OK, let bytes else { return [] }
-            defer { cls_test_free(bytes) }
-            return Array(UnsafeBufferPointer(start: bytes, count: size))
+        func jpeg(_ samples: [UInt8], components: Int, scans: cls_test_jpeg_scans = CLS_TEST_JPEG_BASELINE, ink: cls_test_jpeg_ink = CLS_TEST_JPEG_INK_ADOBE_CMYK) -> [UInt8] {
+            (try? TestJPEG.encode(samples, width: 24, height: 16, components: components, quality: 75, scans: scans, ink: ink)) ?? []
         }
-        func png(_ samples: [UInt16], color: cls_test_png_color, depth: Int32 = 8, interlaced: Bool = false, palette: [UInt8] = [], alpha: [UInt8] = []) -> [UInt8] {
-            palette.withUnsafeBufferPointer { paletteBuffer in
-                alpha.withUnsafeBufferPointer { alphaBuffer in
-                    var options = cls_test_png_options()
-                    options.width = 24
-                    options.height = 16
-                    options.color = color
-                    options.bit_depth = depth
-                    options.interlaced = interlaced ? 1 : 0
-                    options.palette_rgb = paletteBuffer.baseAddress
-                    options.palette_count = Int32(palette.count / 3)
-                    options.palette_alpha = alphaBuffer.baseAddress
-                    options.palette_alpha_count = Int32(alpha.count)
-                    var bytes: UnsafeMutablePointer<UInt8>?
-                    var size = 0
-                    var message = cls_message()
-                    guard cls_test_encode_png(&options, samples, &bytes, &size, &message) == CLS_OK, let bytes else { return [] }
-                    defer { cls_test_free(bytes) }
-                    return Array(UnsafeBufferPointer(start: bytes, count: size))
-                }
-            }
+        func png(_ samples: [UInt16], color: cls_test_png_color, depth: Int = 8, interlaced: Bool = false, palette: [UInt8] = [], alpha: [UInt8] = []) -> [UInt8] {
+            (try? TestPNG.encode(samples, width: 24, height: 16, color: color, bitDepth: depth, interlaced: interlaced, palette: palette, paletteAlpha: alpha)) ?? []
         }
         let gray = stride(from: 0, to: pixels.count, by: 3).map { pixels[$0] }
         let ink = stride(from: 0, to: pixels.count, by: 3).flatMap { (index: Int) -> [UInt8] in

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import TagIndex
 
@@ -97,20 +98,10 @@ enum FuzzQuery {
 }
 
 #if FUZZING
-/// libFuzzer's driver (part of the runtime `-sanitize=fuzzer` links).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-/// SwiftPM links an executable's entry point as `fuzz_query_main` (aliased to `main`), which
-/// keeps libFuzzer's own `main` out; this one hands the command line to libFuzzer's driver.
+/// SwiftPM links an executable's entry point as `fuzz_query_main` (aliased to `main`).
 @_cdecl("fuzz_query_main")
 func fuzzingMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments, fuzzQueryOneInput)
+    runLibFuzzer(argc, argv, fuzzQueryOneInput)
 }
 #else
 /// The replay and seed tool of a normal build.
@@ -137,10 +128,7 @@ enum FuzzQueryTool {
         case nil, "-h", "--help":
             usage()
         default:
-            for path in arguments {
-                FuzzQuery.run([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-                print("ok \(path)")
-            }
+            try replayFuzzInputs(arguments, through: FuzzQuery.run)
         }
     }
 

@@ -7,6 +7,19 @@ extension cls_message {
     }
 }
 
+/// Runs one C test encoder and takes its output: the encoder allocates the bytes, which are
+/// copied and freed here; a refusal throws with the encoder's message.
+private func encodedBytes(
+    _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<cls_message>) -> cls_status
+) throws -> [UInt8] {
+    var bytes: UnsafeMutablePointer<UInt8>?
+    var size = 0
+    var message = cls_message()
+    guard encode(&bytes, &size, &message) == CLS_OK, let bytes else { throw TestEncodingFailure(description: message.messageText) }
+    defer { cls_test_free(bytes) }
+    return Array(UnsafeBufferPointer(start: bytes, count: size))
+}
+
 /// An encoder in the C test helpers refused the input; carries its message.
 public struct TestEncodingFailure: Error, CustomStringConvertible {
     /// What the encoder said.
@@ -26,10 +39,7 @@ public enum TestJPEG {
         ink: cls_test_jpeg_ink = CLS_TEST_JPEG_INK_ADOBE_CMYK, app1: [UInt8] = []
     ) throws -> [UInt8] {
         precondition(pixels.count == width * height * components)
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        var message = cls_message()
-        let status = app1.withUnsafeBufferPointer { app1Buffer in
+        return try app1.withUnsafeBufferPointer { app1Buffer in
             var options = cls_test_jpeg_options()
             options.width = UInt32(width)
             options.height = UInt32(height)
@@ -39,11 +49,8 @@ public enum TestJPEG {
             options.ink = ink
             options.app1 = app1Buffer.baseAddress
             options.app1_size = app1Buffer.count
-            return cls_test_encode_jpeg(&options, pixels, &bytes, &size, &message)
+            return try encodedBytes { cls_test_encode_jpeg(&options, pixels, $0, $1, $2) }
         }
-        guard status == CLS_OK, let bytes else { throw TestEncodingFailure(description: message.messageText) }
-        defer { cls_test_free(bytes) }
-        return Array(UnsafeBufferPointer(start: bytes, count: size))
     }
 }
 
@@ -59,12 +66,9 @@ public enum TestPNG {
         bitDepth: Int = 8, interlaced: Bool = false, palette: [UInt8] = [],
         paletteAlpha: [UInt8] = [], srgbChunk: Bool = false, exif: [UInt8] = []
     ) throws -> [UInt8] {
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        var message = cls_message()
-        let status = palette.withUnsafeBufferPointer { paletteBuffer in
-            paletteAlpha.withUnsafeBufferPointer { alphaBuffer in
-                exif.withUnsafeBufferPointer { exifBuffer in
+        try palette.withUnsafeBufferPointer { paletteBuffer in
+            try paletteAlpha.withUnsafeBufferPointer { alphaBuffer in
+                try exif.withUnsafeBufferPointer { exifBuffer in
                     var options = cls_test_png_options()
                     options.width = UInt32(width)
                     options.height = UInt32(height)
@@ -78,13 +82,10 @@ public enum TestPNG {
                     options.srgb_chunk = srgbChunk ? 1 : 0
                     options.exif = exifBuffer.baseAddress
                     options.exif_size = exifBuffer.count
-                    return cls_test_encode_png(&options, samples, &bytes, &size, &message)
+                    return try encodedBytes { cls_test_encode_png(&options, samples, $0, $1, $2) }
                 }
             }
         }
-        guard status == CLS_OK, let bytes else { throw TestEncodingFailure(description: message.messageText) }
-        defer { cls_test_free(bytes) }
-        return Array(UnsafeBufferPointer(start: bytes, count: size))
     }
 
     /// Offset of the first chunk of `type` (pointing at its length field), if any.

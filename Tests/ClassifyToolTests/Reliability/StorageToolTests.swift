@@ -13,6 +13,20 @@ extension Reliability {
         /// True when this process can mount a small tmpfs (root with CAP_SYS_ADMIN).
         static let canMount: Bool = (try? ReliabilityMount(kilobytes: 64)) != nil
 
+        /// An index on a small tmpfs holding `photos` indexed photos (p0.jpg...), and the folder
+        /// they came from: the starting point of the full-disk and read-only tests.
+        static func indexOnSmallDisk(_ label: String, photos: Int) throws -> (scratch: ReliabilityScratch, folder: URL, disk: ReliabilityMount, database: URL) {
+            let scratch = try ReliabilityScratch(label)
+            let folder = try scratch.folder("photos")
+            let disk = try ReliabilityMount(kilobytes: 8 * 1024)
+            let database = disk.url.appending(path: "index.sqlite")
+            try FileManager.default.copyItem(at: ReliabilityFixtures.templateDatabase, to: database)
+            for number in 0..<photos { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
+            let first = try ReliabilityProcess.run(["index", folder.path, "--db", database.path], scratch: scratch.url)
+            try #require(first.exited(0), "\(first)")
+            return (scratch, folder, disk, database)
+        }
+
         /// Everything a search can see: path -> labels.
         static func contents(_ database: URL) throws -> [String: [String]] {
             try ReliabilityFixtures.labels(database)
@@ -20,14 +34,7 @@ extension Reliability {
 
         @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(5)))
         func aFullDiskStopsTheRunWithAClearErrorAndLosesNothing() throws {
-            let scratch = try ReliabilityScratch("disk-full")
-            let folder = try scratch.folder("photos")
-            let disk = try ReliabilityMount(kilobytes: 8 * 1024)
-            let database = disk.url.appending(path: "index.sqlite")
-            try FileManager.default.copyItem(at: ReliabilityFixtures.templateDatabase, to: database)
-            for number in 0..<3 { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
-            let first = try ReliabilityProcess.run(["index", folder.path, "--db", database.path], scratch: scratch.url)
-            try #require(first.exited(0), "\(first)")
+            let (scratch, folder, disk, database) = try Self.indexOnSmallDisk("disk-full", photos: 3)
             let before = try ReliabilityFixtures.images(database)
             let beforeLabels = try Self.contents(database)
 
@@ -60,14 +67,7 @@ extension Reliability {
 
         @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(5)))
         func aReadOnlyLocationIsAClearErrorAndTheIndexIsUntouched() throws {
-            let scratch = try ReliabilityScratch("read-only")
-            let folder = try scratch.folder("photos")
-            let disk = try ReliabilityMount(kilobytes: 8 * 1024)
-            let database = disk.url.appending(path: "index.sqlite")
-            try FileManager.default.copyItem(at: ReliabilityFixtures.templateDatabase, to: database)
-            for number in 0..<2 { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
-            let first = try ReliabilityProcess.run(["index", folder.path, "--db", database.path], scratch: scratch.url)
-            try #require(first.exited(0), "\(first)")
+            let (scratch, folder, disk, database) = try Self.indexOnSmallDisk("read-only", photos: 2)
             let bytes = try Data(contentsOf: database)
 
             try disk.remount(readOnly: true)

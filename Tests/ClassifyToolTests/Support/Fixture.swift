@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 
 /// A temporary folder of photos and bad files, built by the tests from the committed,
@@ -71,8 +72,8 @@ struct Fixture: Sendable {
         try manager.copyItem(at: sourcePhotos.appending(path: "cat-chelsea.jpg"), to: photos.appending(path: ".hidden/cat copy.jpg"))
 
         try Data().write(to: photos.appending(path: "empty.jpg"))
-        var generator = SplitMix64(seed: 42)
-        try Data((0..<5000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }).write(to: photos.appending(path: "random.jpg"))
+        var generator = SeededRandom(seed: 42)
+        try Data(generator.bytes(5000)).write(to: photos.appending(path: "random.jpg"))
         try Data("hello, \"world\"\n".utf8).write(to: photos.appending(path: "text.jpg"))
         try Data("not a photo\n".utf8).write(to: photos.appending(path: "bad, \"quoted\".jpg"))
         let rocket = try Data(contentsOf: sourcePhotos.appending(path: "rocket.jpg"))
@@ -111,18 +112,5 @@ struct Fixture: Sendable {
     /// Deletes the fixture folder.
     func remove() {
         try? FileManager.default.removeItem(at: root)
-    }
-}
-
-/// A small seeded generator, so "random" fixture bytes are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
