@@ -52,6 +52,20 @@ typedef struct {
     int m_tasks, n_tasks;
 } gemm_job;
 
+// Writes the first `nr` values of a clamped row `tile` to `out`, adding and clamping the residual
+// row when there is one: the scalar store of a tile's partial last panel.
+CLS_INLINE void gemm_store_partial(const gemm_job *g, const float *tile, int nr, float *out, const float *res) {
+    for (int j = 0; j < nr; j++) {
+        float v = tile[j];
+        if (res) {
+            v += res[j];
+            v = v < g->residual_lower ? g->residual_lower : v;
+            v = v > g->residual_upper ? g->residual_upper : v;
+        }
+        out[j] = v;
+    }
+}
+
 // One tile: `mr` (1...6) rows starting at a, one panel, `nr` (1...16) valid columns.
 CLS_INLINE void gemm_tile(const int mr, const gemm_job *g, const float *a, const float *panel, const float *bias,
                           int nr, float *c, const float *residual, const char *prefetch, size_t prefetch_lines) {
@@ -115,15 +129,7 @@ CLS_INLINE void gemm_tile(const int mr, const gemm_job *g, const float *a, const
             float tile[PANEL];
             V8_STORE(tile, v0);
             V8_STORE(tile + 8, v1);
-            for (int j = 0; j < nr; j++) {
-                float v = tile[j];
-                if (res) {
-                    v += res[j];
-                    v = v < g->residual_lower ? g->residual_lower : v;
-                    v = v > g->residual_upper ? g->residual_upper : v;
-                }
-                out[j] = v;
-            }
+            gemm_store_partial(g, tile, nr, out, res);
         }
     }
 }
@@ -155,17 +161,7 @@ CLS_INLINE void gemm_tile_narrow(const int mr, const gemm_job *g, const float *a
         if (r >= mr) continue;
         float tile[8];
         V8_STORE(tile, V8_CLAMP(acc[r], lo, hi));
-        float *out = c + (size_t)r * ldc;
-        const float *res = residual ? residual + (size_t)r * ldc : 0;
-        for (int j = 0; j < nr; j++) {
-            float v = tile[j];
-            if (res) {
-                v += res[j];
-                v = v < g->residual_lower ? g->residual_lower : v;
-                v = v > g->residual_upper ? g->residual_upper : v;
-            }
-            out[j] = v;
-        }
+        gemm_store_partial(g, tile, nr, c + (size_t)r * ldc, residual ? residual + (size_t)r * ldc : 0);
     }
 }
 
