@@ -47,14 +47,12 @@ final class TaxonomySnapshot: Sendable {
             children[parent, default: []].append(child)
         }
         var curves: [Int64: [CurvePoint]] = [:]
-        var unpacked: [Int64: [CurvePoint]] = [:]   // curve id -> points: the pooled curve is read once
+        var unpacked: [Int64: [CurvePoint]] = [:]   // by curve id, read once each
+        for row in try Row.fetchAll(db, sql: "SELECT id, points FROM curves") {
+            unpacked[row[0]] = PackedCurve.unpack(Array(row[1] as Data))
+        }
         for row in try Row.fetchAll(db, sql: "SELECT id, curve_id FROM labels WHERE curve_id IS NOT NULL") {
-            let curveID: Int64 = row[1]
-            if unpacked[curveID] == nil {
-                let blob = try Data.fetchOne(db, sql: "SELECT points FROM curves WHERE id = ?", arguments: [curveID]) ?? Data()
-                unpacked[curveID] = PackedCurve.unpack(Array(blob))
-            }
-            curves[row[0]] = unpacked[curveID]
+            curves[row[0]] = unpacked[row[1] as Int64]
         }
         var ancestors: [Int64: [Int64]] = [:]
         for id in labels.keys {
