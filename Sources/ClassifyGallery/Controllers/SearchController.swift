@@ -26,10 +26,10 @@ struct SearchController: Sendable {
         var milliseconds: Double
     }
 
-    func run(_ request: SearchRequest) async throws -> Outcome {
+    func run(_ request: SearchRequest, facets: Int = facetCount) async throws -> Outcome {
         try await services.read { index in
             let started = ContinuousClock.now
-            let query = try request.query(facets: Self.facetCount, index: index)
+            let query = try request.query(facets: facets, index: index)
             let page = try request.color.map { try index.search(color: $0, query: query) } ?? index.search(query)
             let labels = try index.labels(forImageIDs: page.hits.map(\.imageID))
             let milliseconds = (ContinuousClock.now - started).milliseconds
@@ -40,7 +40,8 @@ struct SearchController: Sendable {
     @Sendable func page(_ request: Request, context: GalleryRequestContext) async throws -> Response {
         let search = try SearchRequest(QueryParameters(request.uri.query), defaultLimit: Self.pageSize)
         do {
-            let outcome = try await run(search)
+            // Facets sit beside the first page; later pages (infinite scrolling) only add tiles.
+            let outcome = try await run(search, facets: search.page == 1 ? Self.facetCount : 0)
             return services.pages.response("search", SearchView(search: search, outcome: outcome))
         } catch {
             let problem = GalleryError.from(error)

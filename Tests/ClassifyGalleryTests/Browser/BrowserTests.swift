@@ -11,7 +11,7 @@ import Testing
 /// The gallery in a real headless Chromium: `Scripts/browser-test` types a query, waits for the
 /// thumbnails, uses a facet, opens a photo, follows a similar one, and saves screenshots at laptop
 /// and phone width to `.build/browser-artifacts/`. The photos are classified by the real model:
-/// the three committed test photos and a half-size copy of each (near-duplicates), plus 64
+/// the three committed test photos and a half-size copy of each (near-duplicates), plus 125
 /// ImageNet photos from `../shared` when it is there (the README's screenshots come from that run).
 ///
 /// Needs Debian's chromium and chromium-driver and a Python with selenium: `Scripts/bootstrap
@@ -78,7 +78,7 @@ import Testing
         print("browser test: screenshots in \(artifacts.path)")
     }
 
-    /// Copies the test photos (and a half-size copy of each) and, when `../shared` is there, 64
+    /// Copies the test photos (and a half-size copy of each) and, when `../shared` is there, 125
     /// ImageNet photos into `folder`; true when the ImageNet photos were added.
     static func makeLibrary(in folder: URL) throws -> Bool {
         let manager = FileManager.default
@@ -97,7 +97,7 @@ import Testing
         guard let names = try? manager.contentsOfDirectory(atPath: imagenet.path).filter({ $0.hasSuffix(".JPEG") }).sorted(),
             !names.isEmpty
         else { return false }
-        for (position, name) in names.enumerated() where position % 8 == 0 {
+        for (position, name) in names.enumerated() where position % 4 == 0 {
             let sub = ["2023/garden", "2024/trip", "phone"][position % 3]
             try manager.copyItem(at: imagenet.appending(path: name), to: folder.appending(path: "\(sub)/IMG_\(1000 + position).jpg"))
         }
