@@ -121,7 +121,7 @@ public struct FolderIndexer: Sendable {
     public func run(_ options: Options, progress: (Progress) -> Void = { _ in }) async throws -> Report {
         let clock = ContinuousClock()
         let start = clock.now
-        try index.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+        try vocabulary.install(into: index)
         let run = try index.beginRun(roots: options.roots, model: vocabulary.stamp)
         let walker = ImageFileWalker(paths: options.roots, includeHidden: options.includeHidden, excludes: options.excludes)
         let scan = ScanState()
