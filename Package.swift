@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "classify-tool",
             dependencies: [
-                "Classify", "TagIndex", "ClassifyIndexing",
+                "Classify", "TagIndex", "ClassifyIndexing", "ClassifySupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -1,4 +1,5 @@
 import Foundation
+import ClassifySupport
 import GRDB
 
 /// The versioned schema of a TagIndex database.
@@ -46,7 +47,15 @@ enum Schema {
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        // Every migration ends at a crash point, so the crash-safety tests can kill a run while
+        // it creates or upgrades the schema (inside the migration's transaction).
+        func register(_ identifier: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
+            migrator.registerMigration(identifier) { db in
+                try migrate(db)
+                CrashPoints.reach(.schema)
+            }
+        }
+        register("v1") { db in
             try db.execute(sql: """
                 CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
                 CREATE TABLE models(
@@ -92,7 +101,7 @@ enum Schema {
                 """)
             try db.execute(sql: createRankIndex)
         }
-        migrator.registerMigration("v2") { db in
+        register("v2") { db in
             // Search by free text and calibrated filters, room for dominant colors.
             try db.execute(sql: """
                 ALTER TABLE images ADD COLUMN dominant_colors BLOB;
@@ -115,7 +124,7 @@ enum Schema {
                 """)
             try Postings.rebuild(db)
         }
-        migrator.registerMigration("v3") { db in
+        register("v3") { db in
             // Curves once each instead of a row per label and point (v2 stored the pooled curve
             // again for every label: ~90,000 rows written by the first index of a database).
             try db.execute(sql: """

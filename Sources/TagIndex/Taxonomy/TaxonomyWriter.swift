@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import GRDB
 
@@ -44,7 +45,8 @@ extension TagIndex {
         }
         if stored == fingerprint { return }
         try database.write { db in
-            for label in labels {
+            for (position, label) in labels.enumerated() {
+                if position > 0 && position % 100 == 0 { CrashPoints.reach(.taxonomy) }
                 let synonyms = String(decoding: try JSONEncoder().encode(label.synonyms), as: UTF8.self)
                 try db.cachedStatement(
                     sql: """
@@ -111,6 +113,7 @@ extension TagIndex {
                 sql: "INSERT INTO meta(key, value) VALUES ('taxonomy_fingerprint', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [fingerprint])
             try TaxonomySnapshot.bumpGeneration(db)
+            CrashPoints.reach(.taxonomy)
         }
     }
 
