@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// The three test photos (a cat, an espresso, a rocket), indexed once for the suite.
@@ -87,6 +88,23 @@ private let indexedPhotos = Task { () throws -> Fixture in
                 + "Search by color instead: --color 87CEEB (sky blue), alone or with a query.",
             "    why: no ImageNet-1k class is the sky",
         ])
+    }
+
+    @Test func aSecondIndexRunDoesNotRewriteTheTaxonomyAndVocabulary() throws {
+        // Each process hashes with its own seed: the stored vocabulary must not depend on it, or
+        // every run would rewrite the taxonomy (and hold the write lock for it).
+        let fixture = try Fixture.empty("vocabulary-rerun")
+        defer { fixture.remove() }
+        for _ in 0..<3 {
+            let result = try Tool.run(["index", fixture.photos.path, "--db", fixture.database.path])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let queue = try DatabaseQueue(path: fixture.database.path)
+        defer { try? queue.close() }
+        let generation = try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'taxonomy_generation'")
+        }
+        #expect(generation == 1)
     }
 
     /// A line with its image count replaced by N (`3 images`, `1 image` -> `N images`).

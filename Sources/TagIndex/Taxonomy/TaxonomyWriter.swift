@@ -36,7 +36,11 @@ extension TagIndex {
         }
         try Self.checkAcyclic(labels)
         try VocabularyRules.check(vocabulary, against: labels)
-        let words = String(decoding: try JSONEncoder().encode(vocabulary.sorted { $0.word < $1.word }), as: UTF8.self)
+        // Sorted words and keys: the same vocabulary must give the same bytes (and fingerprint) in
+        // every process, or every index run would rewrite the taxonomy.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let words = String(decoding: try encoder.encode(vocabulary.sorted { $0.word < $1.word }), as: UTF8.self)
         // Every index run starts by replacing the taxonomy; when nothing changed (the usual case)
         // a fingerprint of the definitions lets it skip rewriting thousands of curve rows.
         let fingerprint = Self.fingerprint(labels, model: model, vocabulary: words)

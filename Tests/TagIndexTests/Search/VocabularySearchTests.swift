@@ -117,6 +117,17 @@ import Testing
         #expect(try fixture.index.vocabulary().isEmpty)
     }
 
+    @Test func installingTheSameVocabularyAgainWritesNothing() throws {
+        // Every index run installs the taxonomy and vocabulary; unchanged, they must not be rewritten
+        // (the stored JSON and its fingerprint must not depend on dictionary order).
+        let labels = FixtureIndex.labels + [LabelDefinition(identifier: "red_setter", displayName: "Red Setter", parents: ["dog"])]
+        let generation = try fixture.index.database.read { db in try TaxonomySnapshot.generation(db) }
+        for _ in 0..<20 {
+            try fixture.index.replaceTaxonomy(labels, model: FixtureIndex.model, vocabulary: Self.words.shuffled())
+        }
+        #expect(try fixture.index.database.read { db in try TaxonomySnapshot.generation(db) } == generation)
+    }
+
     @Test func aVocabularyThatBreaksTheRulesIsRefused() throws {
         let labels = FixtureIndex.labels
         func refusal(_ word: VocabularyWord) -> String? {
