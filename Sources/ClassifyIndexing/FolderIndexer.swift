@@ -125,7 +125,7 @@ public struct FolderIndexer: Sendable {
         // instead of waiting for the first run's transaction to write the taxonomy.
         let run = try index.beginRun(roots: options.roots, model: vocabulary.stamp)
         do {
-            try index.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+            try vocabulary.install(into: index)
         } catch {
             run.cancel()
             throw error

@@ -9,7 +9,8 @@ import GRDB
 /// newer TagIndex: ``TagIndex`` refuses it before touching the file.
 ///
 /// Tables (v3):
-/// - `meta(key, value)`: taxonomy generation and model.
+/// - `meta(key, value)`: taxonomy generation, model and fingerprint; the search vocabulary
+///   (`vocabulary`: JSON, see ``VocabularyWord``).
 /// - `models(id, name, version)`: model stamps, unique by (name, version).
 /// - `images(id, path UNIQUE, size, mtime, content_hash, width, height, model_id,
 ///   indexed_at, error_stage, error_reason, top_confidence, feature_print, dominant_colors)`.
