@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "classify-tool",
             dependencies: [
-                "Classify", "TagIndex", "ClassifyIndexing", "ClassifyGallery",
+                "Classify", "TagIndex", "ClassifyIndexing", "ClassifyGallery", "ClassifySupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

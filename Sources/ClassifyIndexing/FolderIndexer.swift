@@ -121,8 +121,15 @@ public struct FolderIndexer: Sendable {
     public func run(_ options: Options, progress: (Progress) -> Void = { _ in }) async throws -> Report {
         let clock = ContinuousClock()
         let start = clock.now
-        try index.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+        // The writer lock first: a second run stops at once with "another index run is writing"
+        // instead of waiting for the first run's transaction to write the taxonomy.
         let run = try index.beginRun(roots: options.roots, model: vocabulary.stamp)
+        do {
+            try vocabulary.install(into: index)
+        } catch {
+            run.cancel()
+            throw error
+        }
         let walker = ImageFileWalker(paths: options.roots, includeHidden: options.includeHidden, excludes: options.excludes)
         let scan = ScanState()
         let candidates = PlannedCandidates(walker: walker, run: run, chunkSize: options.planChunkSize, state: scan)

@@ -1,12 +1,13 @@
 import Classify
 import TagIndex
 
-/// How a model's labels and results are written into a `TagIndex`: the taxonomy with curves, the
-/// model stamp that decides when stored labels are stale, and one image's entry.
+/// How a model's labels and results are written into a `TagIndex`: the taxonomy with curves and
+/// the search vocabulary on top of it, the model stamp that decides when stored labels are stale,
+/// and one image's entry.
 ///
 /// ```swift
 /// let vocabulary = IndexVocabulary(model: try .shared())
-/// try index.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+/// try vocabulary.install(into: index)
 /// ```
 public struct IndexVocabulary: Sendable {
     public let model: ImageClassifierModel
@@ -16,6 +17,9 @@ public struct IndexVocabulary: Sendable {
     public let stamp: ModelStamp
     /// The taxonomy (leaves and parents) with each label's calibrated curve.
     public let labelDefinitions: [LabelDefinition]
+    /// The model's search vocabulary (`vocabulary.json`): everyday words mapped to labels, or
+    /// marked as something the classifier cannot see. Empty when the model has none.
+    public let searchWords: [VocabularyWord]
 
     public init(model: ImageClassifierModel) {
         self.model = model
@@ -28,12 +32,29 @@ public struct IndexVocabulary: Sendable {
                     CurvePoint(threshold: Double($0.threshold), precision: Double($0.precision), recall: Double($0.recall))
                 })
         }
+        searchWords = (labelSet.vocabulary?.words ?? []).map { word in
+            if let explanation = word.unsupported {
+                VocabularyWord(word: word.word, unsupported: explanation, facesAtLeast: word.facesAtLeast, reason: word.reason)
+            } else {
+                VocabularyWord(word: word.word, labels: word.labels, facesAtLeast: word.facesAtLeast, reason: word.reason)
+            }
+        }
         var hasher = ContentHash()
         for label in labelSet.taxonomy.labels {
             hasher.update("\(label.identifier)<\(label.parents.joined(separator: ","))\n".utf8)
         }
         let fingerprint = String(hasher.finalizeHex().prefix(8))
         stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)")
+    }
+
+    /// Installs the taxonomy, its curves and the search vocabulary in `index` (nothing is rewritten
+    /// when they are unchanged).
+    ///
+    /// ```swift
+    /// try IndexVocabulary(model: model).install(into: index)
+    /// ```
+    public func install(into index: TagIndex) throws {
+        try index.replaceTaxonomy(labelDefinitions, model: stamp, vocabulary: searchWords)
     }
 
     /// The index row for a classified image: every observation at or above the index's storage

@@ -48,7 +48,7 @@ public enum StageBenchmark {
         // Stage by stage, one image at a time.
         let serialIndex = try TagIndex(url: scratch.appending(path: "serial.sqlite"))
         let vocabulary = IndexVocabulary(model: classifier.model)
-        try serialIndex.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+        try vocabulary.install(into: serialIndex)
         var preprocessor = Preprocessor()
         var times: [String: [Double]] = [:]
         var failed = 0, images = 0
@@ -98,7 +98,7 @@ public enum StageBenchmark {
         }
         let pipelineIndex = try TagIndex(url: scratch.appending(path: "pipeline.sqlite"))
         let indexer = FolderIndexer(index: pipelineIndex, classifier: classifier)
-        try pipelineIndex.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+        try vocabulary.install(into: pipelineIndex)
         let options = FolderIndexer.Options(roots: [linked.path], jobs: jobs)
         let pipelineTime = try await clock.measure { _ = try await indexer.run(options) }
 

@@ -138,15 +138,20 @@ public final class TagIndex: Sendable {
         return configuration
     }
 
+    /// Brings the schema up to date. A database that is already current is only read, so opening
+    /// it never waits for the write lock: `search` and `stats` open the index while an index
+    /// run holds a write transaction, however long that transaction lasts.
     private func migrate() throws {
         let migrator = Schema.migrator
-        try database.write { db in
-            let unknown = try migrator.appliedIdentifiers(db).subtracting(Schema.migrationIdentifiers)
+        let current = try database.read { db in
+            let applied = try migrator.appliedIdentifiers(db)
+            let unknown = applied.subtracting(Schema.migrationIdentifiers)
             if !unknown.isEmpty {
                 throw TagIndexError.newerSchema(path: location, unknownMigrations: unknown.sorted())
             }
+            return applied.isSuperset(of: Schema.migrationIdentifiers)
         }
-        try migrator.migrate(database)
+        if !current { try migrator.migrate(database) }
     }
 
     /// Reads the migrations of an existing file through a read-only connection,

@@ -15,6 +15,9 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
     case notADatabase(path: String, reason: String)
     /// A search term names no known label; `suggestions` are the closest known names.
     case unknownLabel(term: String, offset: Int?, suggestions: [String])
+    /// A search term is a vocabulary word for something the classifier cannot see (`sky`, `sunset`);
+    /// `explanation` says so and what to try instead.
+    case unsupportedWord(term: String, offset: Int?, explanation: String)
     /// A batch element is invalid (e.g. a feature print of the wrong length).
     case invalidInput(String)
     /// The run was already finished or cancelled.
@@ -49,6 +52,8 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
                 message += "; did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
             }
             return message
+        case .unsupportedWord(let term, let offset, let explanation):
+            return "cannot search for '\(term)'" + (offset.map { " (at offset \($0))" } ?? "") + ": " + explanation
         case .invalidInput(let message):
             return message
         case .runFinished:

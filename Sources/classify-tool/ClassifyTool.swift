@@ -1,5 +1,6 @@
 import ArgumentParser
 import Classify
+import ClassifySupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,11 @@ struct ClassifyTool: AsyncParsableCommand {
     static func main() async {
         // Per-image buffers are reused instead of page-faulted in again for every file.
         AllocatorTuning.keepFreedMemory()
+        // The crash-safety tests name a moment of the run at which the process kills itself.
+        if let problem = CrashPoints.armFromEnvironment() {
+            Terminal.error(problem)
+            Glibc.exit(ToolExit.failure)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

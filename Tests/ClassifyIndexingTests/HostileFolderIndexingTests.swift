@@ -24,7 +24,7 @@ struct HostileFolderIndexingTests {
         let url = FileManager.default.temporaryDirectory.appending(path: "hostile-indexing-template-\(UUID().uuidString).sqlite")
         do {
             let index = try TagIndex(url: url)
-            try index.replaceTaxonomy(vocabulary.labelDefinitions, model: vocabulary.stamp)
+            try vocabulary.install(into: index)
         } catch {
             fatalError("cannot build the template index: \(error)")
         }

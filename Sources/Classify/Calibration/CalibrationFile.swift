@@ -60,18 +60,8 @@ public struct CalibrationFile: Sendable, Codable {
 
     /// Reads and checks a calibration file.
     public init(contentsOf url: URL) throws(ModelLoadingError) {
-        let file = url.lastPathComponent
-        do {
-            self = try JSONDecoder().decode(CalibrationFile.self, from: Data(contentsOf: url))
-        } catch let error as DecodingError {
-            throw .malformed(file: file, reason: "\(error)")
-        } catch {
-            throw .unreadable(file: file, reason: (error as NSError).localizedDescription)
-        }
-        guard format == "classify-calibration" else { throw .malformed(file: file, reason: "format is '\(format)'") }
-        guard formatVersion == Self.supportedFormatVersion else {
-            throw .unsupportedFormat(file: file, found: formatVersion, supported: Self.supportedFormatVersion)
-        }
+        self = try ModelJSONFile.read(
+            CalibrationFile.self, from: url, format: "classify-calibration", supportedVersion: Self.supportedFormatVersion)
     }
 
     public init(model: String, modelVersion: String, source: Source, minimumPositives: Int,
@@ -96,3 +86,6 @@ public struct CalibrationFile: Sendable, Codable {
         try data.write(to: url, options: .atomic)
     }
 }
+
+/// Read with the checks every model JSON file gets (format name and version).
+extension CalibrationFile: VersionedModelFile {}

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A model's labels with everything observations need: the taxonomy, and each label's calibrated
-/// curve when the model directory has a `calibration.json`.
+/// curve when the model directory has a `calibration.json`; and the search vocabulary on top of the
+/// taxonomy when it has a `vocabulary.json`.
 ///
 /// ```swift
 /// let observations = model.labelSet.observations(probabilities: output.probabilities)
@@ -12,17 +13,21 @@ public struct LabelSet: Sendable {
     public let curves: [PrecisionRecallCurve]?
     /// The calibration the curves came from.
     public let calibration: CalibrationFile?
+    /// Everyday search words mapped to the taxonomy's labels; nil without a vocabulary file.
+    public let vocabulary: SearchVocabulary?
 
-    public init(taxonomy: LabelTaxonomy, calibration: CalibrationFile?) {
+    public init(taxonomy: LabelTaxonomy, calibration: CalibrationFile?, vocabulary: SearchVocabulary? = nil) {
         self.taxonomy = taxonomy
         self.calibration = calibration
+        self.vocabulary = vocabulary
         curves = calibration.map { calibration in
             taxonomy.labels.map { calibration.curve(for: $0.identifier, isLeaf: $0.isLeaf) }
         }
     }
 
-    /// Loads `taxonomy.json` and `calibration.json` from `directory`; a model without a taxonomy
-    /// gets its leaves only, one without a calibration gets no curves.
+    /// Loads `taxonomy.json`, `calibration.json` and `vocabulary.json` from `directory`; a model
+    /// without a taxonomy gets its leaves only, one without a calibration gets no curves, one
+    /// without a vocabulary gets none. The vocabulary is checked against the taxonomy.
     init(directory: URL, description: ModelDescription) throws(ModelLoadingError) {
         let taxonomyURL = directory.appending(path: "taxonomy.json")
         let taxonomy = FileManager.default.fileExists(atPath: taxonomyURL.path)
@@ -33,7 +38,10 @@ public struct LabelSet: Sendable {
         }
         let calibrationURL = directory.appending(path: "calibration.json")
         let calibration = FileManager.default.fileExists(atPath: calibrationURL.path) ? try CalibrationFile(contentsOf: calibrationURL) : nil
-        self.init(taxonomy: taxonomy, calibration: calibration)
+        let vocabularyURL = directory.appending(path: "vocabulary.json")
+        let vocabulary = FileManager.default.fileExists(atPath: vocabularyURL.path)
+            ? try SearchVocabulary(contentsOf: vocabularyURL, taxonomy: taxonomy) : nil
+        self.init(taxonomy: taxonomy, calibration: calibration, vocabulary: vocabulary)
     }
 
     /// Observations for every label of the taxonomy (leaves and parents), highest confidence first.

@@ -117,30 +117,19 @@ public struct LabelTaxonomy: Sendable {
 
     /// Reads `taxonomy.json` (format in `Models/FORMAT.md`).
     public init(contentsOf url: URL, classCount: Int) throws(ModelLoadingError) {
-        let file = url.lastPathComponent
-        struct FileContents: Decodable {
+        struct FileContents: VersionedModelFile {
             struct Entry: Decodable {
                 var identifier: String, wnid: String?, name: String, synonyms: [String], parents: [String], classIndex: Int?
             }
             var format: String, formatVersion: Int, labels: [Entry]
         }
-        let contents: FileContents
-        do {
-            contents = try JSONDecoder().decode(FileContents.self, from: Data(contentsOf: url))
-        } catch let error as DecodingError {
-            throw .malformed(file: file, reason: "\(error)")
-        } catch {
-            throw .unreadable(file: file, reason: (error as NSError).localizedDescription)
-        }
-        guard contents.format == "classify-taxonomy" else { throw .malformed(file: file, reason: "format is '\(contents.format)'") }
-        guard contents.formatVersion == Self.supportedFormatVersion else {
-            throw .unsupportedFormat(file: file, found: contents.formatVersion, supported: Self.supportedFormatVersion)
-        }
+        let contents = try ModelJSONFile.read(
+            FileContents.self, from: url, format: "classify-taxonomy", supportedVersion: Self.supportedFormatVersion)
         let labels = contents.labels.enumerated().map { position, entry in
             Label(index: position, identifier: entry.identifier, displayName: entry.name, wordNetID: entry.wnid,
                   synonyms: entry.synonyms, parents: entry.parents, classIndex: entry.classIndex)
         }
-        try self.init(labels: labels, classCount: classCount, file: file)
+        try self.init(labels: labels, classCount: classCount, file: url.lastPathComponent)
     }
 
     /// A taxonomy of leaves only, for models shipped without `taxonomy.json`.

@@ -40,6 +40,12 @@ struct GalleryError: Error, Sendable {
                 result.term = term
                 result.offset = offset
                 return result
+            case .unsupportedWord(let term, let offset, let explanation):
+                // A word the classifier cannot see: the vocabulary's sentence says what to try.
+                var result = GalleryError(.badRequest, explanation)
+                result.term = term
+                result.offset = offset
+                return result
             case .invalidInput(let message):
                 return GalleryError(.badRequest, message)
             case .storage, .notADatabase, .newerSchema, .olderSchema:

@@ -1,4 +1,5 @@
 import Foundation
+import ClassifySupport
 import GRDB
 
 /// The versioned schema of a TagIndex database.
@@ -8,7 +9,8 @@ import GRDB
 /// newer TagIndex: ``TagIndex`` refuses it before touching the file.
 ///
 /// Tables (v3):
-/// - `meta(key, value)`: taxonomy generation and model.
+/// - `meta(key, value)`: taxonomy generation, model and fingerprint; the search vocabulary
+///   (`vocabulary`: JSON, see ``VocabularyWord``).
 /// - `models(id, name, version)`: model stamps, unique by (name, version).
 /// - `images(id, path UNIQUE, size, mtime, content_hash, width, height, model_id,
 ///   indexed_at, error_stage, error_reason, top_confidence, feature_print, dominant_colors)`.
@@ -45,7 +47,15 @@ enum Schema {
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        // Every migration ends at a crash point, so the crash-safety tests can kill a run while
+        // it creates or upgrades the schema (inside the migration's transaction).
+        func register(_ identifier: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
+            migrator.registerMigration(identifier) { db in
+                try migrate(db)
+                CrashPoints.reach(.schema)
+            }
+        }
+        register("v1") { db in
             try db.execute(sql: """
                 CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID;
                 CREATE TABLE models(
@@ -91,7 +101,7 @@ enum Schema {
                 """)
             try db.execute(sql: createRankIndex)
         }
-        migrator.registerMigration("v2") { db in
+        register("v2") { db in
             // Search by free text and calibrated filters, room for dominant colors.
             try db.execute(sql: """
                 ALTER TABLE images ADD COLUMN dominant_colors BLOB;
@@ -114,7 +124,7 @@ enum Schema {
                 """)
             try Postings.rebuild(db)
         }
-        migrator.registerMigration("v3") { db in
+        register("v3") { db in
             // Curves once each instead of a row per label and point (v2 stored the pooled curve
             // again for every label: ~90,000 rows written by the first index of a database).
             try db.execute(sql: """

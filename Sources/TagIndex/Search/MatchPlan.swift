@@ -64,7 +64,8 @@ struct MatchPlanner {
         switch expression {
         case .term(let term):
             return try plan(term)
-        case .and(let children):
+        case .and(let written):
+            let children = WordJoining.join(written, taxonomy: taxonomy)
             if children.isEmpty { return .all }
             if children.count == 1 { return try plan(children[0], depth: depth + 1) }
             return .and(try children.map { try plan($0, depth: depth + 1) })

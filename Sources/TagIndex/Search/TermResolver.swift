@@ -1,37 +1,77 @@
 import GRDB
 
-/// Finds the labels a term names: exact names first (identifier, display name,
-/// synonym; case-insensitive, `_` = space), then free text over names and
-/// synonyms with FTS5. The FTS5 query is built from quoted alphanumeric tokens
-/// and bound as a parameter, so no user text is ever FTS or SQL syntax.
+/// Finds the labels a term names, in this order:
+/// 1. a label's name (identifier, display name, synonym; case-insensitive, `_` = space), then a
+///    vocabulary word (`beach`), each as typed and then in singular forms (`beaches`); a word that
+///    is also a name adds its labels to the name's;
+/// 2. free text over names and synonyms with FTS5 (as typed, then singular forms);
+/// 3. otherwise an unknown-label error with "did you mean" suggestions.
+///
+/// Prefixes (`retriev*`) only use free text. The FTS5 query is built from quoted alphanumeric
+/// tokens and bound as a parameter, so no user text is ever FTS or SQL syntax.
 struct TermResolver {
     let db: Database
     let taxonomy: TaxonomySnapshot
 
+    /// How a term was resolved.
+    enum Resolution {
+        /// By name: the labels of that name, the vocabulary word, or both.
+        case name(TaxonomySnapshot.NameEntry)
+        /// By free text over names (FTS5): the form that matched and its labels.
+        case freeText(form: String, labelIDs: Set<Int64>)
+    }
+
+    /// The labels a term searches; a vocabulary word the classifier cannot see throws
+    /// ``TagIndexError/unsupportedWord(term:offset:explanation:)``.
     func labels(for term: SearchTerm) throws -> Set<Int64> {
-        if term.kind != .prefix, let ids = taxonomy.idsByName[TermText.normalize(term.text)] {
-            return Set(ids)
+        switch try resolve(term) {
+        case .name(let entry):
+            if let explanation = entry.word?.definition.unsupportedExplanation {
+                throw TagIndexError.unsupportedWord(term: term.text, offset: term.offset, explanation: explanation)
+            }
+            return Set(entry.namedLabels + (entry.word?.labelIDs ?? []))
+        case .freeText(_, let ids):
+            return ids
         }
-        let tokens = TermText.tokens(term.text).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        var found: Set<Int64> = []
-        if !tokens.isEmpty {
-            let match: String =
-                switch term.kind {
-                case .word: tokens.joined(separator: " ")
-                case .phrase: "\"" + TermText.tokens(term.text).joined(separator: " ") + "\""
-                case .prefix: (tokens.dropLast() + [tokens.last! + "*"]).joined(separator: " ")
-                }
-            found = try Set(Int64.fetchAll(
-                db.cachedStatement(sql: "SELECT rowid FROM label_text WHERE label_text MATCH ?"),
-                arguments: [match]))
-            // FTS rows can outlive a label only inside a failed write; never return them.
-            found = found.filter { taxonomy.labels[$0] != nil }
+    }
+
+    func resolve(_ term: SearchTerm) throws -> Resolution {
+        if term.kind != .prefix, let entry = taxonomy.entry(named: term.text) {
+            return .name(entry)
         }
-        guard !found.isEmpty else {
-            throw TagIndexError.unknownLabel(
-                term: term.text, offset: term.offset,
-                suggestions: Suggestions.closest(to: term.text, in: taxonomy))
+        let forms = term.kind == .prefix ? [term.text] : TermText.lookupForms(term.text)
+        for form in forms {
+            let found = try freeText(form, kind: term.kind)
+            if !found.isEmpty { return .freeText(form: TermText.normalize(form), labelIDs: found) }
         }
-        return found
+        throw TagIndexError.unknownLabel(
+            term: term.text, offset: term.offset,
+            suggestions: Suggestions.closest(to: term.text, in: taxonomy, imageCounts: try Self.imageCounts(db)))
+    }
+
+    private func freeText(_ text: String, kind: SearchTerm.Kind) throws -> Set<Int64> {
+        let words = TermText.tokens(text)
+        guard !words.isEmpty else { return [] }
+        let tokens = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let match: String =
+            switch kind {
+            case .word: tokens.joined(separator: " ")
+            case .phrase: "\"" + words.joined(separator: " ") + "\""
+            case .prefix: (tokens.dropLast() + [tokens.last! + "*"]).joined(separator: " ")
+            }
+        let found = try Set(Int64.fetchAll(
+            db.cachedStatement(sql: "SELECT rowid FROM label_text WHERE label_text MATCH ?"),
+            arguments: [match]))
+        // FTS rows can outlive a label only inside a failed write; never return them.
+        return found.filter { taxonomy.labels[$0] != nil }
+    }
+
+    /// Images per label (itself or below it, at any stored confidence), for ranking suggestions.
+    static func imageCounts(_ db: Database) throws -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, image_count FROM labels WHERE image_count > 0") {
+            counts[row[0]] = row[1]
+        }
+        return counts
     }
 }

@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import GRDB
 
@@ -34,9 +35,11 @@ extension TagIndex {
                 case .failed(let failure):
                     try writer.store(failure)
                 }
+                CrashPoints.reach(.entryWritten)
             }
             try writer.flushCounts()
         } }
+        CrashPoints.reach(.batchCommitted)
     }
 
     /// Removes the given paths (and their labels); returns how many were indexed.

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// An immutable in-memory copy of the taxonomy, reloaded when its generation
-/// (`meta.taxonomy_generation`) changes.
+/// An immutable in-memory copy of the taxonomy and its search vocabulary, reloaded when its
+/// generation (`meta.taxonomy_generation`) changes.
 final class TaxonomySnapshot: Sendable {
     struct Label: Sendable {
         let id: Int64
@@ -11,11 +11,29 @@ final class TaxonomySnapshot: Sendable {
         let synonyms: [String]
     }
 
+    /// A vocabulary word with its labels' ids.
+    struct Word: Sendable {
+        let definition: VocabularyWord
+        let labelIDs: [Int64]
+    }
+
+    /// What a name stands for: the labels it names and the vocabulary word it is, either or both.
+    struct NameEntry {
+        let form: String
+        let namedLabels: [Int64]
+        let word: Word?
+    }
+
     let generation: Int64
     let labels: [Int64: Label]
     let idByIdentifier: [String: Int64]
-    /// Normalized identifier, display name or synonym -> label ids.
+    /// Normalized identifier, display name or synonym, and its token form
+    /// (see `TermText.tokenForm`) -> label ids.
     let idsByName: [String: [Int64]]
+    /// Vocabulary words by normalized word and token form.
+    let words: [String: Word]
+    /// The most words in any name or vocabulary word, for joining adjacent search words.
+    let maximumNameWords: Int
     let parents: [Int64: [Int64]]
     let children: [Int64: [Int64]]
     let curves: [Int64: [CurvePoint]]
@@ -34,10 +52,19 @@ final class TaxonomySnapshot: Sendable {
             let label = Label(id: row[0], identifier: row[1], displayName: row[2], synonyms: synonyms)
             labels[label.id] = label
             idByIdentifier[label.identifier] = label.id
-            for name in Set([label.identifier, label.displayName] + synonyms).map(TermText.normalize) {
+            let names = [label.identifier, label.displayName] + synonyms
+            for name in Set(names.map(TermText.normalize) + names.map(TermText.tokenForm)) where !name.isEmpty {
                 idsByName[name, default: []].append(label.id)
             }
         }
+        var words: [String: Word] = [:]
+        for definition in try Self.vocabulary(db) {
+            let word = Word(definition: definition, labelIDs: definition.labels.compactMap { idByIdentifier[$0] })
+            for form in Set([TermText.normalize(definition.word), TermText.tokenForm(definition.word)]) where !form.isEmpty {
+                words[form] = word
+            }
+        }
+        let maximumNameWords = (Array(idsByName.keys) + Array(words.keys)).map { $0.split(separator: " ").count }.max() ?? 1
         var parents: [Int64: [Int64]] = [:]
         var children: [Int64: [Int64]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT label_id, parent_id FROM label_parents") {
@@ -69,8 +96,20 @@ final class TaxonomySnapshot: Sendable {
         }
         return TaxonomySnapshot(
             generation: generation, labels: labels, idByIdentifier: idByIdentifier,
-            idsByName: idsByName.mapValues { $0.sorted() }, parents: parents,
+            idsByName: idsByName.mapValues { Array(Set($0)).sorted() }, words: words,
+            maximumNameWords: maximumNameWords, parents: parents,
             children: children, curves: curves, ancestorsOrSelf: ancestors)
+    }
+
+    /// The search vocabulary stored by `replaceTaxonomy` (empty before the first one with words).
+    static func vocabulary(_ db: Database) throws -> [VocabularyWord] {
+        guard let json = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'vocabulary'") else { return [] }
+        do {
+            return try JSONDecoder().decode([VocabularyWord].self, from: Data(json.utf8))
+        } catch {
+            throw TagIndexError.invalidInput(
+                "the search vocabulary stored in the index is damaged (\(error)); run classify-tool index to write it again")
+        }
     }
 
     static func generation(_ db: Database) throws -> Int64 {
@@ -86,17 +125,32 @@ final class TaxonomySnapshot: Sendable {
 
     private init(
         generation: Int64, labels: [Int64: Label], idByIdentifier: [String: Int64],
-        idsByName: [String: [Int64]], parents: [Int64: [Int64]], children: [Int64: [Int64]],
+        idsByName: [String: [Int64]], words: [String: Word], maximumNameWords: Int,
+        parents: [Int64: [Int64]], children: [Int64: [Int64]],
         curves: [Int64: [CurvePoint]], ancestorsOrSelf: [Int64: [Int64]]
     ) {
         self.generation = generation
         self.labels = labels
         self.idByIdentifier = idByIdentifier
         self.idsByName = idsByName
+        self.words = words
+        self.maximumNameWords = maximumNameWords
         self.parents = parents
         self.children = children
         self.curves = curves
         self.ancestorsOrSelf = ancestorsOrSelf
+    }
+
+    /// What `text` names, by its lookup forms in order (as typed, then singular candidates): the
+    /// labels whose name it is (taxonomy first) and the vocabulary word it is; nil when neither.
+    func entry(named text: String) -> NameEntry? {
+        for form in TermText.lookupForms(text) {
+            let key = idsByName[form] != nil || words[form] != nil ? form : TermText.tokenForm(form)
+            let named = idsByName[key] ?? []
+            let word = words[key]
+            if !named.isEmpty || word != nil { return NameEntry(form: key, namedLabels: named, word: word) }
+        }
+        return nil
     }
 
     /// The label and every label below it.
@@ -114,17 +168,23 @@ final class TaxonomySnapshot: Sendable {
         ids.filter { id in !(ancestorsOrSelf[id] ?? [id]).dropFirst().contains(where: ids.contains) }.sorted()
     }
 
-    /// Every name a term can use, as written, with its normalized form;
-    /// identifiers first, one entry per normalized form.
-    var allNames: [(name: String, normalized: String)] {
-        var names: [(String, String)] = []
-        var seen: Set<String> = []
+    /// Every name a term can use, as written, with its label and normalized form; each label's
+    /// identifier first, one entry per label and normalized form.
+    var allNames: [(id: Int64, name: String, normalized: String)] {
+        var names: [(Int64, String, String)] = []
         for label in labels.values.sorted(by: { $0.id < $1.id }) {
+            var seen: Set<String> = []
             for name in [label.identifier, label.displayName] + label.synonyms {
                 let normalized = TermText.normalize(name)
-                if seen.insert(normalized).inserted { names.append((name, normalized)) }
+                if seen.insert(normalized).inserted { names.append((label.id, name, normalized)) }
             }
         }
         return names
+    }
+
+    /// The vocabulary words, each once, sorted by word.
+    var vocabularyWords: [Word] {
+        var seen: Set<String> = []
+        return words.values.filter { seen.insert($0.definition.word).inserted }.sorted { $0.definition.word < $1.definition.word }
     }
 }

@@ -1,24 +1,29 @@
+import ClassifySupport
 import Foundation
 import GRDB
 
 extension TagIndex {
-    /// Installs the taxonomy of `model`: labels, names, parents and curves.
+    /// Installs the taxonomy of `model`: labels, names, parents and curves, and the search
+    /// vocabulary on top of it (everyday words mapped to labels, or marked as unseeable).
     ///
     /// Idempotent. Labels missing from `labels` are deleted unless images still
     /// reference them. When the parent structure changes, each image's subtree
     /// confidences (`best`) are recomputed so terms keep matching their subtrees.
+    /// The vocabulary replaces the previous one whole; it is checked first (see
+    /// ``VocabularyWord``): every label it names must be in `labels`.
     ///
     /// ```swift
     /// try index.replaceTaxonomy([
     ///     LabelDefinition(identifier: "dog", displayName: "Dog"),
     ///     LabelDefinition(identifier: "golden_retriever", displayName: "Golden Retriever", parents: ["dog"]),
-    /// ], model: ModelStamp(name: "lite0", version: "1"))
+    /// ], model: ModelStamp(name: "lite0", version: "1"),
+    ///    vocabulary: [VocabularyWord(word: "puppy", labels: ["dog"], reason: "young dogs")])
     /// ```
-    public func replaceTaxonomy(_ labels: [LabelDefinition], model: ModelStamp) throws {
-        try guardingStorage { try installTaxonomy(labels, model: model) }
+    public func replaceTaxonomy(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: [VocabularyWord] = []) throws {
+        try guardingStorage { try installTaxonomy(labels, model: model, vocabulary: vocabulary) }
     }
 
-    private func installTaxonomy(_ labels: [LabelDefinition], model: ModelStamp) throws {
+    private func installTaxonomy(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: [VocabularyWord]) throws {
         let identifiers = Set(labels.map(\.identifier))
         guard identifiers.count == labels.count else {
             throw TagIndexError.invalidInput("the taxonomy lists a label identifier twice")
@@ -30,15 +35,22 @@ extension TagIndex {
             }
         }
         try Self.checkAcyclic(labels)
+        try VocabularyRules.check(vocabulary, against: labels)
+        // Sorted words and keys: the same vocabulary must give the same bytes (and fingerprint) in
+        // every process, or every index run would rewrite the taxonomy.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let words = String(decoding: try encoder.encode(vocabulary.sorted { $0.word < $1.word }), as: UTF8.self)
         // Every index run starts by replacing the taxonomy; when nothing changed (the usual case)
         // a fingerprint of the definitions lets it skip rewriting thousands of curve rows.
-        let fingerprint = Self.fingerprint(labels, model: model)
+        let fingerprint = Self.fingerprint(labels, model: model, vocabulary: words)
         let stored = try database.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'taxonomy_fingerprint'")
         }
         if stored == fingerprint { return }
         try database.write { db in
-            for label in labels {
+            for (position, label) in labels.enumerated() {
+                if position > 0 && position % 100 == 0 { CrashPoints.reach(.taxonomy) }
                 let synonyms = String(decoding: try JSONEncoder().encode(label.synonyms), as: UTF8.self)
                 try db.cachedStatement(
                     sql: """
@@ -96,16 +108,22 @@ extension TagIndex {
                     ON CONFLICT(key) DO UPDATE SET value = excluded.value
                     """,
                 arguments: [model.description])
+            // The vocabulary is one small document read whole with the taxonomy, so it lives in meta
+            // (JSON, sorted by word) rather than in tables of its own.
+            try db.execute(
+                sql: "INSERT INTO meta(key, value) VALUES ('vocabulary', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [words])
             try db.execute(
                 sql: "INSERT INTO meta(key, value) VALUES ('taxonomy_fingerprint', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [fingerprint])
             try TaxonomySnapshot.bumpGeneration(db)
+            CrashPoints.reach(.taxonomy)
         }
     }
 
     /// A hash of everything `replaceTaxonomy` stores; fields are separated by bytes that cannot
     /// occur in them (0x1F, 0x1E) so different taxonomies cannot hash the same by concatenation.
-    static func fingerprint(_ labels: [LabelDefinition], model: ModelStamp) -> String {
+    static func fingerprint(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: String) -> String {
         var hasher = ContentHash()
         func field(_ text: String) { hasher.update(text.utf8); hasher.update([0x1F]) }
         field(model.name)
@@ -122,6 +140,8 @@ extension TagIndex {
             }
             hasher.update([label.curve == nil ? 0x1D : 0x1C])
         }
+        hasher.update([0x1E])
+        field(vocabulary)
         return hasher.finalizeHex()
     }
 

@@ -38,12 +38,16 @@ struct IndexCommand: AsyncParsableCommand {
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Option(help: ArgumentHelp("Skip names or paths matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
     @Flag(help: "Also index hidden files and folders.") var includeHidden = false
+    /// Hidden: the crash-safety tests use small batches so every run commits several times.
+    @Option(help: ArgumentHelp("Files written per transaction (at most; a batch also ends after a second).", visibility: .hidden))
+    var batchSize = 64
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+        if batchSize < 1 { throw ValidationError("--batch-size takes 1 or more") }
     }
 
     func run() async throws {
@@ -58,7 +62,7 @@ struct IndexCommand: AsyncParsableCommand {
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let indexer = FolderIndexer(index: index, classifier: classifier)
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
-        options.batchSize = 64
+        options.batchSize = batchSize
 
         let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
         let display = ProgressDisplay(enabled: showsProgress)

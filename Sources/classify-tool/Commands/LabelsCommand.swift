@@ -1,9 +1,11 @@
 import ArgumentParser
 import Classify
+import ClassifyIndexing
 import Foundation
 import TagIndex
 
-/// `classify-tool labels [PATTERN]`: browse the taxonomy, with image counts from the index.
+/// `classify-tool labels [PATTERN]`: browse the taxonomy, with image counts from the index, and
+/// say what a search word of the vocabulary means.
 ///
 /// Usage: `classify-tool labels retriever --db photos.sqlite`
 struct LabelsCommand: ParsableCommand {
@@ -16,8 +18,13 @@ struct LabelsCommand: ParsableCommand {
             many indexed images carry it (itself or a label below it, at any stored
             confidence: the images `classify-tool search LABEL` finds).
 
+            When PATTERN is a word of the search vocabulary (beach, people, sunset;
+            plurals too), the table first says what the word means: the labels it
+            searches and why, or why the classifier cannot see it and what to try.
+
             Examples:
               classify-tool labels retriever
+              classify-tool labels beach
               classify-tool labels --used --db photos.sqlite
               classify-tool labels --parents-only --format json
             """)
@@ -32,14 +39,27 @@ struct LabelsCommand: ParsableCommand {
 
     func run() throws {
         verbosity.apply()
-        let taxonomy = try modelOptions.loadModel().labelSet.taxonomy
-        let counts = try imageCounts()
-        let needle = pattern?.lowercased().replacingOccurrences(of: "_", with: " ")
+        let model = try modelOptions.loadModel()
+        let taxonomy = model.labelSet.taxonomy
+        let index = try existingIndex()
+        let counts = try index?.labelImageCounts()
+        var needle = pattern?.lowercased().replacingOccurrences(of: "_", with: " ")
+        var explainedWord = false
+        if let pattern, let meaning = try meaning(of: pattern, model: model, index: index) {
+            if meaning.word != nil, format == .table {
+                try explain(meaning, index: index)
+                explainedWord = true
+            }
+            // `dogs` lists what `dog` lists.
+            if !meaning.isFreeText { needle = meaning.matchedName }
+        }
         var labels = taxonomy.labels.filter { label in
             if parentsOnly && label.isLeaf { return false }
             if used && counts?[label.identifier] == nil { return false }
             guard let needle else { return true }
-            return Self.matchRank(label, needle) != nil
+            // Under a word's meaning, only names with a word starting with it (beach wagon for beach,
+            // not husky for sky).
+            return (Self.matchRank(label, needle) ?? 4) <= (explainedWord ? 2 : 3)
         }
         if let needle {
             // Exact names first, then names with a word starting with the pattern, then the rest.
@@ -75,7 +95,57 @@ struct LabelsCommand: ParsableCommand {
             if !label.parents.isEmpty { Terminal.out("    parents: \(label.parents.joined(separator: ", "))") }
             Terminal.out("    synonyms: \(label.synonyms.joined(separator: ", "))")
         }
-        if labels.isEmpty { Terminal.note(used ? "no indexed image carries a label matching '\(pattern ?? "")'" : "no label matches '\(pattern ?? "")'") }
+        if labels.isEmpty && !explainedWord {
+            Terminal.note(used ? "no indexed image carries a label matching '\(pattern ?? "")'" : "no label matches '\(pattern ?? "")'")
+        }
+    }
+
+    /// What `pattern` means to search, from the index when it has a vocabulary (that is what search
+    /// uses), else from the model's files; nil when it names nothing.
+    private func meaning(of pattern: String, model: ImageClassifierModel, index: TagIndex?) throws -> TermMeaning? {
+        var source = index
+        if let index, model.labelSet.vocabulary != nil, try index.vocabulary().isEmpty {
+            Terminal.note("the index at \(database.location.path) has no search vocabulary yet; run classify-tool index to install it")
+            source = nil
+        }
+        if source == nil {
+            let scratch = try TagIndex.inMemory()
+            try IndexVocabulary(model: model).install(into: scratch)
+            source = scratch
+        }
+        do {
+            return try source!.meaning(of: pattern)
+        } catch TagIndexError.unknownLabel {
+            return nil
+        }
+    }
+
+    /// Prints what a vocabulary word means: its labels and why, or why the classifier cannot see it.
+    private func explain(_ meaning: TermMeaning, index: TagIndex?) throws {
+        guard let word = meaning.word else { return }
+        let typed = meaning.term.lowercased().replacingOccurrences(of: "_", with: " ").split(separator: " ").joined(separator: " ")
+        let from = typed == meaning.matchedName ? "" : ", from '\(meaning.term)'"
+        if let explanation = word.unsupportedExplanation {
+            Terminal.out("\(meaning.matchedName)  (search word the classifier cannot see\(from))")
+            Terminal.out("    \(explanation)")
+        } else {
+            var images = ""
+            if let index {
+                // As for labels: every image that carries one of its labels at any stored confidence.
+                var query = Query(.word(meaning.matchedName))
+                query.limit = 1
+                if let count = try? index.search(query).totalCount { images = "; \(count) image\(count == 1 ? "" : "s")" }
+            }
+            Terminal.out("\(meaning.matchedName)  (search word\(from)\(images))")
+            // The name's own labels first (a word that widens a name), then the word's, as curated.
+            var ordered: [String] = []
+            for label in meaning.namedLabels + word.labels where !ordered.contains(label) { ordered.append(label) }
+            Terminal.out("    means: \(ordered.joined(separator: " OR "))")
+        }
+        Terminal.out("    why: \(word.reason)")
+        if let faces = word.facesAtLeast {
+            Terminal.out("    with faces: once faces are indexed, also images with \(faces) or more faces (faces:\(faces)+)")
+        }
     }
 
     /// How well `label` matches `needle` (lowercase), best first: 0 its identifier or display name,
@@ -91,8 +161,8 @@ struct LabelsCommand: ParsableCommand {
         return nil
     }
 
-    /// Images per label from the index: nil when there is no index (and `--db` was not given).
-    private func imageCounts() throws -> [String: Int]? {
+    /// The index, or nil when there is none (and `--db` was not given).
+    private func existingIndex() throws -> TagIndex? {
         guard database.db != nil || FileManager.default.fileExists(atPath: database.location.path) else {
             if used {
                 Terminal.error("error: --used needs an index; none at \(database.location.path)")
@@ -101,8 +171,7 @@ struct LabelsCommand: ParsableCommand {
             Terminal.debug("no index at \(database.location.path): showing the taxonomy without image counts")
             return nil
         }
-        let index = try database.open(create: false)
         Terminal.debug("image counts from \(database.location.path)")
-        return try index.labelImageCounts()
+        return try database.open(create: false)
     }
 }

@@ -12,14 +12,20 @@ struct SearchCommand: ParsableCommand {
         abstract: "Find indexed images by what is in them.",
         discussion: """
             Terms are labels, their names or synonyms, and match everything below
-            them: `dog` finds golden retrievers. Quoted phrases, prefixes (retriev*),
-            AND (implicit), OR, NOT or -term, parentheses, and a per-term confidence
-            (dog:0.6) work. An empty query matches every classified image. Prints one
-            path per line (pipe it to other tools); --format json adds scores, sizes
-            and labels. The result count goes to stderr.
+            them: `dog` finds golden retrievers. Everyday words (beach, people,
+            birthday) come from the search vocabulary and find the labels that are
+            evidence for them; words for what the classifier cannot see (sky,
+            sunset) say what to try instead; `classify-tool labels WORD` shows what a
+            word means. Plurals work (beaches, dogs). Quoted phrases, prefixes
+            (retriev*), AND (implicit), OR, NOT or -term, parentheses, and a
+            per-term confidence (dog:0.6) work. An empty query matches every
+            classified image. Prints one path per line (pipe it to other tools);
+            --format json adds scores, sizes and labels. The result count goes to
+            stderr.
 
             Examples:
               classify-tool search dog
+              classify-tool search beaches
               classify-tool search '(dog OR cat) -indoor' --under ~/Pictures/2024
               classify-tool search retriev* --format json --facets 10
               classify-tool search dog --filter high-precision --sort date --limit 20

@@ -28,9 +28,18 @@ extension Reliability {
             let folder = try scratch.folder("photos")
             for number in 0..<45 { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
             let database = try ReliabilityFixtures.freshDatabase(in: scratch)
-            let indexing = try ReliabilityProcess.start(["index", folder.path, "--db", database.path, "--jobs", "2"], scratch: scratch.url)
+            // The run stops itself in the middle of its second batch (an open write transaction
+            // with two files in it), so searches are sure to run while it writes, however fast
+            // this machine classifies; then it goes on while the searches go on.
+            var environment = ReliabilityProcess.environment(home: scratch.url)
+            environment["CLASSIFY_CRASH_AT"] = "entry:6:STOP"
+            let indexing = try ReliabilityProcess.start(
+                ["index", folder.path, "--db", database.path, "--jobs", "2", "--batch-size", "4"], scratch: scratch.url, environment: environment)
+            try #require(indexing.waitUntilStopped(), "the index run did not stop in its second batch: \(indexing.wait(timeout: 1))")
             var searches = 0, searchesWhileIndexing = 0, lastCount = 0
             while indexing.isRunning || searches == 0 {
+                // Three searches while the run stands still in its transaction, then it resumes.
+                if searches == 3 { indexing.resume() }
                 let search = try ReliabilityProcess.run(["search", "--format", "json", "--limit", "1000", "--db", database.path], scratch: scratch.url, timeout: 60)
                 let stillIndexing = indexing.isRunning
                 searches += 1
@@ -40,6 +49,10 @@ extension Reliability {
                 let results = object["results"] as? [[String: Any]] ?? []
                 #expect(object["total"] as? Int == results.count)
                 #expect(results.count >= lastCount, "the index shrank from \(lastCount) to \(results.count)")
+                if searches <= 3 {
+                    // Stopped after the first whole batch, before the second committed.
+                    #expect(results.count >= 1 && results.count < 6, "\(results.count) results while the second batch was open")
+                }
                 lastCount = results.count
                 for hit in results {
                     #expect((hit["labels"] as? [Any])?.isEmpty == false, "\(hit["path"] ?? "?") has no labels")
@@ -71,10 +84,12 @@ extension Reliability {
             let folder = try scratch.folder("photos")
             for number in 0..<24 { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
             let database = try ReliabilityFixtures.freshDatabase(in: scratch)
-            let first = try ReliabilityProcess.start(["index", folder.path, "--db", database.path, "--jobs", "2"], scratch: scratch.url)
-            let deadline = Date(timeIntervalSinceNow: 120)
-            while first.isRunning && !Self.holdsLock(pid: first.pid, path: database.path + ".lock") && Date() < deadline { usleep(10_000) }
-            try #require(first.isRunning, "the first run ended before it could be caught holding the lock")
+            // The first run stops itself while writing its first file, holding the writer lock.
+            var environment = ReliabilityProcess.environment(home: scratch.url)
+            environment["CLASSIFY_CRASH_AT"] = "entry:1:STOP"
+            let first = try ReliabilityProcess.start(["index", folder.path, "--db", database.path, "--jobs", "2"], scratch: scratch.url, environment: environment)
+            try #require(first.waitUntilStopped(), "the first run did not stop at its first file: \(first.wait(timeout: 1))")
+            #expect(Self.holdsLock(pid: first.pid, path: database.path + ".lock"))
             let before = try ReliabilityFixtures.images(database)
 
             let second = try ReliabilityProcess.run(["index", folder.path, "--db", database.path, "--jobs", "2"], scratch: scratch.url)
@@ -85,6 +100,7 @@ extension Reliability {
             let during = try ReliabilityFixtures.images(database)
             for (path, row) in before { #expect(during[path] == row) }
 
+            first.resume()
             let outcome = first.wait(timeout: 300)
             #expect(outcome.exited(0), "\(outcome)")
             #expect(outcome.lines.first?.contains(" 24 new, 0 updated,") == true, "\(outcome)")

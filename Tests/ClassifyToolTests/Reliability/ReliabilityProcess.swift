@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import Testing
 
@@ -70,6 +71,33 @@ enum ReliabilityProcess {
     /// not root, or they are root and can drop to `nobody` with setpriv.
     static var canRunUnprivileged: Bool { geteuid() != 0 || setpriv != nil }
 
+    /// What a child running as `nobody` needs, where `nobody` can reach it: the executable and
+    /// the model. The checkout may sit in a folder only root can enter (a clone in `/root` or in
+    /// a `mktemp -d` folder, mode 0700), so the child gets copies in a world-readable folder of
+    /// its own, removed when the test process exits.
+    static let unprivilegedKit: (executable: URL, model: URL) = {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "classify-unprivileged-\(UUID().uuidString)")
+        do {
+            let model = folder.appending(path: "Models/efficientnet-lite0")
+            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+            for path in [folder.path, folder.appending(path: "Models").path, model.path] { chmod(path, 0o755) }
+            func place(_ source: URL, at destination: URL, mode: mode_t) throws {
+                try FileManager.default.copyItem(at: source, to: destination)
+                chmod(destination.path, mode)
+            }
+            let executable = folder.appending(path: "classify-tool")
+            try place(toolExecutable, at: executable, mode: 0o755)
+            for name in try FileManager.default.contentsOfDirectory(atPath: modelDirectory.path) {
+                try place(modelDirectory.appending(path: name), at: model.appending(path: name), mode: 0o644)
+            }
+            unprivilegedKitFolder = strdup(folder.path)
+            atexit { if let path = unprivilegedKitFolder { removeTree(atPath: String(cString: path)) } }
+            return (executable, model)
+        } catch {
+            fatalError("cannot prepare the tool and model for an unprivileged child in \(folder.path): \(error)")
+        }
+    }()
+
     /// The caller's environment with the model pinned, a private data home and no terminal
     /// features, so no test touches the user's index or depends on the shell.
     static func environment(home: URL) -> [String: String] {
@@ -103,6 +131,25 @@ enum ReliabilityProcess {
             guard process.isRunning else { return false }
             return Glibc.kill(process.processIdentifier, signal) == 0
         }
+
+        /// Waits until the child has stopped itself (SIGSTOP, from a `CLASSIFY_CRASH_AT` point
+        /// ending in `:STOP`); false when it ended or `timeout` seconds passed first.
+        func waitUntilStopped(timeout: Double = 300) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while process.isRunning && Date() < deadline {
+                // /proc/PID/stat: "PID (comm) STATE ..."; comm may hold spaces, so read after ')'.
+                if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")"), stat[stat.index(after: close)...].hasPrefix(" T")
+                {
+                    return true
+                }
+                usleep(5_000)
+            }
+            return false
+        }
+
+        /// Lets a stopped child go on (SIGCONT).
+        func resume() { Glibc.kill(process.processIdentifier, SIGCONT) }
 
         /// Waits for the end, killing the child if it is still running after `timeout` seconds.
         func wait(timeout: Double = 300) -> Outcome {
@@ -138,15 +185,18 @@ enum ReliabilityProcess {
         environment: [String: String]? = nil
     ) throws -> Child {
         let process = Process()
+        var environment = environment ?? Self.environment(home: scratch)
         if unprivileged && geteuid() == 0 {
             guard let setpriv else { throw ReliabilitySkip(reason: "setpriv is needed to drop privileges") }
+            let kit = executable == toolExecutable ? unprivilegedKit : (executable: executable, model: unprivilegedKit.model)
             process.executableURL = setpriv
-            process.arguments = ["--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups", "--", executable.path] + arguments
+            process.arguments = ["--reuid=\(unprivilegedID)", "--regid=\(unprivilegedID)", "--clear-groups", "--", kit.executable.path] + arguments
+            environment["CLASSIFY_MODEL_DIR"] = kit.model.path
         } else {
             process.executableURL = executable
             process.arguments = arguments
         }
-        process.environment = environment ?? Self.environment(home: scratch)
+        process.environment = environment
         process.currentDirectoryURL = scratch
         let name = UUID().uuidString
         let stdoutURL = scratch.appending(path: "\(name).out"), stderrURL = scratch.appending(path: "\(name).err")
@@ -167,6 +217,10 @@ enum ReliabilityProcess {
         try start(arguments, scratch: scratch, unprivileged: unprivileged).wait(timeout: timeout)
     }
 }
+
+/// The folder of ``ReliabilityProcess/unprivilegedKit``, for the clean-up at exit (a C string:
+/// an `atexit` handler cannot capture).
+nonisolated(unsafe) private var unprivilegedKitFolder: UnsafeMutablePointer<CChar>?
 
 /// A precondition of a test that this machine does not meet.
 struct ReliabilitySkip: Error, CustomStringConvertible {
