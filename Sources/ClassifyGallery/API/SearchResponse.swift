@@ -94,5 +94,7 @@ struct SuggestResponse: ResponseCodable, Sendable {
         /// The name (identifier, display name or synonym) that matched.
         var name: String
         var images: Int
+        /// A word of the search vocabulary (`beach`) rather than a label.
+        var word: Bool
     }
 }

@@ -73,7 +73,7 @@ struct SearchController: Sendable {
         let limit = try parameters.integer("limit", in: 1...50) ?? 8
         let completions = try await services.read { try $0.labelCompletions(forPrefix: prefix, limit: limit) }
         return SuggestResponse(suggestions: completions.map {
-            .init(identifier: $0.identifier, displayName: $0.displayName, name: $0.matchedName, images: $0.imageCount)
+            .init(identifier: $0.identifier, displayName: $0.displayName, name: $0.matchedName, images: $0.imageCount, word: $0.isVocabularyWord)
         })
     }
 }
