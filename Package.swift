@@ -13,11 +13,16 @@ let package = Package(
         .library(name: "Classify", targets: ["Classify"]),
         .library(name: "TagIndex", targets: ["TagIndex"]),
         .library(name: "ClassifyIndexing", targets: ["ClassifyIndexing"]),
+        .library(name: "ClassifyGallery", targets: ["ClassifyGallery"]),
         .executable(name: "classify-tool", targets: ["classify-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // MARK: System libraries
@@ -58,11 +63,39 @@ let package = Package(
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
         .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex", "ClassifySupport"]),
 
+        // The local web gallery (`classify-tool serve`): routes over TagIndex and Classify on
+        // Hummingbird. Templates, styles and scripts are files in Resources/, compiled into the
+        // binary (embedInCode) so an installed classify-tool needs nothing beside it.
+        .target(
+            name: "ClassifyGallery",
+            dependencies: [
+                "Classify", "TagIndex", "ClassifySupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [
+                .embedInCode("Resources/templates/layout.mustache"),
+                .embedInCode("Resources/templates/search.mustache"),
+                .embedInCode("Resources/templates/tiles.mustache"),
+                .embedInCode("Resources/templates/image.mustache"),
+                .embedInCode("Resources/templates/duplicates.mustache"),
+                .embedInCode("Resources/templates/labels.mustache"),
+                .embedInCode("Resources/templates/label.mustache"),
+                .embedInCode("Resources/templates/stats.mustache"),
+                .embedInCode("Resources/templates/error.mustache"),
+                .embedInCode("Resources/static/gallery.css"),
+                .embedInCode("Resources/static/gallery.js"),
+                .embedInCode("Resources/static/favicon.svg"),
+                .embedInCode("Resources/static/unavailable.svg"),
+            ]),
+
         // MARK: Executable
         .executableTarget(
             name: "classify-tool",
             dependencies: [
-                "Classify", "TagIndex", "ClassifyIndexing", "ClassifySupport",
+                "Classify", "TagIndex", "ClassifyIndexing", "ClassifyGallery", "ClassifySupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -79,6 +112,16 @@ let package = Package(
         .testTarget(name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
+        // Routes in-process (HummingbirdTesting, no sockets) on generated photos; Browser/ drives a
+        // real headless Chromium through Scripts/browser-test against a live server.
+        .testTarget(
+            name: "ClassifyGalleryTests",
+            dependencies: [
+                "ClassifyGallery", "ClassifyIndexing", "Classify", "TagIndex", "ClassifyTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         // End-to-end tests run the built executable (Help/ holds the pinned --help texts); Reliability/
         // also builds hostile images with the C test encoders and inspects databases directly.
         .testTarget(

@@ -64,6 +64,47 @@ public final class TagIndex: Sendable {
         }
     }
 
+    /// Opens an existing database for reading only: no migration, no write, never a lock that
+    /// would make an index run wait. Several readers and one `index` run can share the file; each
+    /// read sees the batches committed before it started.
+    ///
+    /// Throws ``TagIndexError/newerSchema(path:unknownMigrations:)`` for a database from a newer
+    /// version, ``TagIndexError/olderSchema(path:missingMigrations:)`` for one that an index run
+    /// of this version must upgrade first, and ``TagIndexError/storage(path:reason:)`` when the
+    /// file cannot be opened.
+    ///
+    /// ```swift
+    /// let index = try TagIndex(readingFrom: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
+    /// ```
+    public init(readingFrom url: URL) throws {
+        let path = url.path
+        do {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw TagIndexError.storage(path: path, reason: "there is no file there; build an index with: classify-tool index FOLDER")
+            }
+            try Self.refuseNewerSchema(at: path)
+            var configuration = Self.configuration()
+            configuration.readonly = true
+            let pool: DatabasePool
+            do {
+                pool = try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
+            }
+            let missing = try pool.read { db in
+                Set(Schema.migrationIdentifiers).subtracting(try Schema.migrator.appliedIdentifiers(db))
+            }
+            if !missing.isEmpty {
+                throw TagIndexError.olderSchema(path: path, missingMigrations: missing.sorted())
+            }
+            database = pool
+            location = path
+            writerLock = WriterLock(lockPath: nil)
+        } catch let error as DatabaseError {
+            throw TagIndexError.storage(error, path: path) ?? error
+        }
+    }
+
     /// Opens a new, empty database in memory (tests, tools, embedding).
     ///
     /// ```swift

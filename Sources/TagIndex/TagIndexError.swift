@@ -6,6 +6,9 @@
 public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database was written by a newer TagIndex (unknown migrations); it was not modified.
     case newerSchema(path: String, unknownMigrations: [String])
+    /// The database needs migrations this version would apply on its next write; a read-only
+    /// open leaves it untouched.
+    case olderSchema(path: String, missingMigrations: [String])
     /// Another index run holds the writer lock of this database.
     case anotherRunInProgress(path: String)
     /// The file is not a database TagIndex can open.
@@ -35,6 +38,9 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path) was written by a newer version of TagIndex (schema migrations "
                 + "\(unknown.sorted().joined(separator: ", ")) are unknown to this version); "
                 + "it was left untouched. Upgrade classify-tool or use another database."
+        case .olderSchema(let path, let missing):
+            return "\(path) was written by an older version of TagIndex (schema migrations "
+                + "\(missing.sorted().joined(separator: ", ")) are missing); run classify-tool index once to upgrade it"
         case .anotherRunInProgress(let path):
             return "another index run is writing to \(path); wait for it to finish or stop it"
         case .notADatabase(let path, let reason):

@@ -9,6 +9,7 @@
 
 #include "cls_status.h"
 #include "cls_jpeg_decoder.h"
+#include "cls_jpeg_encoder.h"
 #include "cls_png_decoder.h"
 #include "cls_test_encoders.h"
 

@@ -44,6 +44,18 @@ public struct IndexedColor: Sendable, Hashable {
         self.init(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
     }
 
+    /// `RRGGBB` (uppercase hex), the form ``init(hex:)`` reads.
+    ///
+    /// ```swift
+    /// IndexedColor(red: 1, green: 42, blue: 207).hex   // "012ACF"
+    /// ```
+    public var hex: String {
+        [red, green, blue].map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
     /// The stored form of a list of colors (heaviest ``maximumCount`` kept).
     static func encode(_ colors: [IndexedColor]) -> Data? {
         guard !colors.isEmpty else { return nil }

@@ -13,6 +13,8 @@ public struct ImageLabel: Sendable, Hashable {
     public var confidence: Double?
     /// Highest confidence of this label or any label below it (what a search term matches).
     public var subtreeConfidence: Double
+    /// Whether the label is one of the classifier's own classes (no label below it in the taxonomy).
+    public var isLeaf: Bool
 }
 
 extension TagIndex {
@@ -29,18 +31,24 @@ extension TagIndex {
                 sql: "SELECT packed FROM image_labels JOIN images ON images.id = image_id WHERE path = ?",
                 arguments: [path])
             else { return [] }
-            var labels: [ImageLabel] = []
-            packed.withUnsafeBytes { bytes in
-                PackedLabels.forEach(bytes) { labelID, best, confidence in
-                    guard let label = taxonomy.labels[Int64(labelID)] else { return }
-                    labels.append(ImageLabel(
-                        identifier: label.identifier,
-                        confidence: confidence > 0 ? StorageFormat.confidence(confidence) : nil,
-                        subtreeConfidence: StorageFormat.confidence(best)))
-                }
-            }
-            return labels.sorted { ($1.subtreeConfidence, $0.identifier) < ($0.subtreeConfidence, $1.identifier) }
+            return Self.imageLabels(packed: packed, taxonomy: taxonomy)
         }
+    }
+
+    /// The labels of one `image_labels.packed` blob, highest subtree confidence first.
+    static func imageLabels(packed: Data, taxonomy: TaxonomySnapshot) -> [ImageLabel] {
+        var labels: [ImageLabel] = []
+        packed.withUnsafeBytes { bytes in
+            PackedLabels.forEach(bytes) { labelID, best, confidence in
+                guard let label = taxonomy.labels[Int64(labelID)] else { return }
+                labels.append(ImageLabel(
+                    identifier: label.identifier,
+                    confidence: confidence > 0 ? StorageFormat.confidence(confidence) : nil,
+                    subtreeConfidence: StorageFormat.confidence(best),
+                    isLeaf: taxonomy.children[label.id]?.isEmpty ?? true))
+            }
+        }
+        return labels.sorted { ($1.subtreeConfidence, $0.identifier) < ($0.subtreeConfidence, $1.identifier) }
     }
 
     /// The stored feature print of an image (unit length, fp16 precision), or nil.

@@ -6,6 +6,8 @@ import Foundation
 /// for hit in page.hits { print(String(format: "%.2f", hit.score), hit.path) }
 /// ```
 public struct SearchHit: Sendable, Hashable {
+    /// The image's id in the index: stable while the file stays indexed (a moved file keeps it).
+    public var imageID: Int64
     /// Path of the file.
     public var path: String
     /// Score in 0...1 (see ``QueryExpression`` for how it is computed).

@@ -268,7 +268,7 @@ struct Searcher {
         return scored.compactMap { id, score in
             guard let row = byID[id] else { return nil }
             return SearchHit(
-                path: row[1], score: score, size: row[2], modificationTime: Timestamps.date(row[3]),
+                imageID: id, path: row[1], score: score, size: row[2], modificationTime: Timestamps.date(row[3]),
                 width: row[4], height: row[5], failureStage: row[6], failureReason: row[7])
         }
     }

@@ -8,6 +8,8 @@ import GRDB
 /// for member in group.members { print(member.path, member.score) }
 /// ```
 public struct DuplicateMember: Sendable, Hashable {
+    /// The image's id in the index.
+    public var imageID: Int64
     /// Path of the file.
     public var path: String
     /// Width in pixels.
@@ -93,7 +95,7 @@ extension TagIndex {
                 db, sql: "SELECT id, path, width, height, size FROM images WHERE id IN (SELECT value FROM json_each(?))",
                 arguments: [SQLCompiler.json(allIDs)])
             {
-                facts[row[0]] = DuplicateMember(path: row[1], width: row[2], height: row[3], size: row[4], score: 1)
+                facts[row[0]] = DuplicateMember(imageID: row[0], path: row[1], width: row[2], height: row[3], size: row[4], score: 1)
             }
             var result: [DuplicateGroup] = []
             for rows in rows {

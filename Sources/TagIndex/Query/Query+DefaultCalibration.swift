@@ -1,12 +1,13 @@
-import TagIndex
-
 extension Query {
     /// Applies the calibrated high-recall filter when the query sets no threshold of its own and the
     /// index has curves. Without it every label stored down to confidence 0.01 matches its term (a
-    /// tennis ball is a little bit of a dog), which is rarely what a person searching means.
+    /// tennis ball is a little bit of a dog), which is rarely what a person searching means. The
+    /// command line and the gallery both start from this default.
     ///
-    /// Usage: `try query.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)`
-    mutating func applyDefaultCalibration(from index: TagIndex, onlyWithLabelTerms: Bool) throws {
+    /// ```swift
+    /// try query.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
+    /// ```
+    public mutating func applyDefaultCalibration(from index: TagIndex, onlyWithLabelTerms: Bool) throws {
         guard calibration == nil, minimumConfidence == nil, filters.status != .failed else { return }
         if onlyWithLabelTerms && expression == nil { return }
         if try index.hasCalibration() { calibration = .highRecall }

@@ -1,0 +1,224 @@
+import Classify
+import Foundation
+import Hummingbird
+import TagIndex
+
+/// One photo: the detail page (`/images/{id}`), `GET /api/images/{id}` and
+/// `GET /api/images/{id}/similar`. Images are named only by their id in the index; no URL takes a path.
+struct ImageController: Sendable {
+    let services: GalleryServices
+    /// Images in the "similar" strip.
+    static let similarCount = 12
+
+    func addRoutes(to router: Router<GalleryRequestContext>) {
+        router.get("/images/:id", use: page)
+        router.get("/api/images/:id", use: api)
+        router.get("/api/images/:id/similar", use: similar)
+    }
+
+    /// The id in the path; anything but a positive integer names no image (404, not 400: the
+    /// address simply leads nowhere).
+    static func imageID(_ context: GalleryRequestContext) throws -> Int64 {
+        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
+            throw GalleryError(.notFound, "There is no image at this address; images are named by their number in the index.")
+        }
+        return id
+    }
+
+    /// Everything the page and the API show about one image.
+    struct Details: Sendable {
+        var id: Int64
+        var image: IndexedImage
+        var labels: [ImageLabel]
+        var colors: [IndexedColor]
+        var similar: SearchPage?
+        /// Labels of the similar images, for their alt text.
+        var similarLabels: [Int64: [ImageLabel]]
+        var format: String?
+        var fileExists: Bool
+    }
+
+    func details(id: Int64, similarCount: Int) async throws -> Details {
+        let (image, id) = try await services.image(id: id)
+        return try await services.read { index in
+            let labels = try index.labels(forPath: image.path)
+            let colors = try index.dominantColors(forPath: image.path)
+            var similar: SearchPage?
+            if image.hasFeaturePrint && similarCount > 0 {
+                var query = Query()
+                query.limit = similarCount
+                similar = try index.similar(toPath: image.path, query: query)
+            }
+            let similarLabels = try index.labels(forImageIDs: similar?.hits.map(\.imageID) ?? [])
+            let leading = Self.leadingBytes(of: image.path)
+            return Details(
+                id: id, image: image, labels: labels, colors: colors, similar: similar, similarLabels: similarLabels,
+                format: leading.flatMap { ImageFormat(leadingBytes: $0)?.description }, fileExists: leading != nil)
+        }
+    }
+
+    /// The first bytes of the file (enough to recognise its format), nil when it cannot be read.
+    static func leadingBytes(of path: String) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 64)).map { Array($0) }
+    }
+
+    @Sendable func page(_ request: Request, context: GalleryRequestContext) async throws -> Response {
+        let details = try await details(id: Self.imageID(context), similarCount: Self.similarCount + 1)
+        return services.pages.response("image", ImageView(details))
+    }
+
+    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> ImageResponse {
+        let details = try await details(id: Self.imageID(context), similarCount: 0)
+        let image = details.image
+        return ImageResponse(
+            id: details.id, path: image.path, size: image.size, modified: GalleryJSON.timestamp(image.modificationTime),
+            indexed: GalleryJSON.timestamp(image.indexedAt), hasFeaturePrint: image.hasFeaturePrint,
+            contentHash: image.contentHash, width: image.width, height: image.height, model: image.model?.description,
+            format: details.format,
+            error: image.failureStage.map { FailureDescription(stage: $0, reason: image.failureReason ?? "") },
+            labels: details.labels.map(LabelConfidence.init), colors: details.colors.map(ColorShare.init),
+            thumbnail: Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime),
+            preview: Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview))
+    }
+
+    @Sendable func similar(_ request: Request, context: GalleryRequestContext) async throws -> SimilarResponse {
+        let id = try Self.imageID(context)
+        let parameters = try QueryParameters(request.uri.query)
+        let limit = try parameters.integer("limit", in: 1...200) ?? 20
+        let pageNumber = try parameters.integer("page", in: 1...1_000_000) ?? 1
+        let minimumScore = try parameters.number("min", in: 0...1) ?? 0
+        let (image, _) = try await services.image(id: id)
+        guard image.hasFeaturePrint else {
+            throw GalleryError(.notFound, "\(image.path) has no feature print (it could not be classified), so nothing can be compared with it.")
+        }
+        let page = try await services.read { index in
+            var query = Query()
+            query.limit = limit
+            query.page = pageNumber
+            return try index.similar(toPath: image.path, query: query, minimumScore: minimumScore)
+        }
+        return SimilarResponse(
+            total: page.totalCount, page: page.page, pageCount: page.pageCount, limit: page.limit,
+            results: page.hits.map { hit in
+                ImageSummary(
+                    id: hit.imageID, path: hit.path, score: hit.score, size: hit.size, width: hit.width, height: hit.height,
+                    thumbnail: Tile.thumbnailLink(id: hit.imageID, size: hit.size, modified: hit.modificationTime))
+            })
+    }
+}
+
+/// What the detail page shows.
+struct ImageView: PageView {
+    struct Fact: Sendable {
+        var name: String
+        var value: String
+    }
+
+    struct Bar: Sendable {
+        var name: String
+        var url: String
+        var confidence: String
+        /// Bar length in percent of the track.
+        var percent: String
+        var isLeaf: Bool
+        var kind: String
+    }
+
+    struct Swatch: Sendable {
+        var hex: String
+        var share: String
+        var url: String
+    }
+
+    var title: String
+    let section = "search"
+    var fileName: String
+    var folder: String
+    var preview: String
+    var previewWidth: Int
+    var previewHeight: Int
+    var alt: String
+    var facts: [Fact]
+    var failure: String?
+    var missing: String?
+    /// The classifier's own classes, most confident first.
+    var bars: [Bar]
+    var moreBars: [Bar]
+    /// The groups above them (dog, animal...), most confident first.
+    var groupBars: [Bar]
+    var moreGroupBars: [Bar]
+    var swatches: [Swatch]
+    var similar: [Tile]
+    var duplicates: [Tile]
+    var duplicateNote: String
+    var apiURL: String
+
+    init(_ details: ImageController.Details) {
+        let image = details.image
+        fileName = (image.path as NSString).lastPathComponent
+        folder = (image.path as NSString).deletingLastPathComponent
+        title = fileName
+        preview = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview)
+        (previewWidth, previewHeight) = Rendition.preview.size(width: image.width, height: image.height)
+        alt = Tile.altText(path: image.path, labels: details.labels)
+        var facts = [Fact(name: "Path", value: image.path)]
+        if let width = image.width, let height = image.height {
+            let megapixels = Double(width * height) / 1e6
+            facts.append(Fact(name: "Dimensions", value: "\(width) × \(height) (\(String(format: "%.1f", megapixels)) MP)"))
+        }
+        facts.append(Fact(name: "Size", value: LabelText.bytes(image.size)))
+        if let format = details.format { facts.append(Fact(name: "Format", value: format)) }
+        facts.append(Fact(name: "Modified", value: Self.date(image.modificationTime)))
+        facts.append(Fact(name: "Indexed", value: Self.date(image.indexedAt)))
+        if let model = image.model { facts.append(Fact(name: "Model", value: model.description)) }
+        if let hash = image.contentHash { facts.append(Fact(name: "Content hash", value: hash)) }
+        self.facts = facts
+        if let stage = image.failureStage { failure = "Could not be classified (\(stage)): \(image.failureReason ?? "")" }
+        if !details.fileExists { missing = "The file cannot be read any more (moved or deleted since it was indexed); run classify-tool index on its folder to update the index." }
+
+        let ranked = details.labels
+            .map { label in (label, label.confidence ?? label.subtreeConfidence) }
+            .sorted { ($0.1, $1.0.identifier) > ($1.1, $0.0.identifier) }
+        let allBars = ranked.map { label, confidence in
+            Bar(
+                name: LabelText.name(label.identifier), url: URLQuery.link("/", ["q": label.identifier]),
+                confidence: LabelText.confidence(confidence), percent: String(format: "%.1f", max(0.5, confidence * 100)),
+                isLeaf: label.isLeaf, kind: label.isLeaf ? "kind-class" : "kind-group")
+        }
+        // Classes first: "golden retriever 0.91" says more than "animal 1.00", which every dog has.
+        let classBars = allBars.filter(\.isLeaf), groups = allBars.filter { !$0.isLeaf }
+        bars = Array(classBars.prefix(5))
+        moreBars = Array(classBars.dropFirst(5))
+        groupBars = Array(groups.prefix(6))
+        moreGroupBars = Array(groups.dropFirst(6))
+        swatches = details.colors.map { color in
+            Swatch(hex: "#" + color.hex, share: "\(Int((color.weight * 100).rounded()))%", url: URLQuery.link("/", ["color": color.hex]))
+        }
+
+        // Images at or above the near-duplicate threshold are this photo's duplicate group (its
+        // direct neighbours; the Duplicates page joins whole chains); the keeper is the largest.
+        let hits = details.similar?.hits ?? []
+        let threshold = TagIndex.defaultDuplicateThreshold
+        let close = hits.filter { $0.score >= threshold }
+        let pixels = { (width: Int?, height: Int?) in (width ?? 0) * (height ?? 0) }
+        let keeperID: Int64? = close.isEmpty ? nil
+            : (close.map { ($0.imageID, pixels($0.width, $0.height), $0.size) } + [(details.id, pixels(image.width, image.height), image.size)])
+                .max { ($0.1, $0.2) < ($1.1, $1.2) }?.0
+        duplicates = close.map { hit in
+            Tile(hit, labels: details.similarLabels[hit.imageID] ?? [], badge: LabelText.confidence(hit.score), isKeeper: hit.imageID == keeperID)
+        }
+        duplicateNote = close.isEmpty ? ""
+            : keeperID == details.id ? "This photo has the largest resolution of its group: keep it."
+            : "A copy with more pixels is marked “keep”."
+        similar = hits.filter { $0.score < threshold }.prefix(ImageController.similarCount).map { hit in
+            Tile(hit, labels: details.similarLabels[hit.imageID] ?? [], badge: LabelText.confidence(hit.score))
+        }
+        apiURL = "/api/images/\(details.id)"
+    }
+
+    static func date(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)) + " UTC"
+    }
+}

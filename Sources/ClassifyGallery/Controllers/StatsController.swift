@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import TagIndex
+
+/// `/stats` and `GET /api/stats`: what `classify-tool stats` prints.
+struct StatsController: Sendable {
+    let services: GalleryServices
+
+    func addRoutes(to router: Router<GalleryRequestContext>) {
+        router.get("/stats") { _, _ in services.pages.response("stats", StatsView(try await statistics())) }
+        router.get("/api/stats") { _, _ in try await statistics() }
+    }
+
+    func statistics() async throws -> StatsResponse {
+        let location = services.databaseURL.path
+        return try await services.read { index in
+            let statistics = try index.statistics()
+            let models = try index.modelUsage()
+            let labelsInUse = try index.labelImageCounts().count
+            var bytes: Int64 = 0
+            for suffix in ["", "-wal", "-shm"] {
+                bytes += ((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0
+            }
+            return StatsResponse(
+                database: location, databaseBytes: bytes, images: statistics.imageCount, failed: statistics.failedCount,
+                labels: statistics.labelCount, labelsInUse: labelsInUse, observations: statistics.observationCount,
+                models: models.map { .init(model: $0.model.description, images: $0.imageCount) })
+        }
+    }
+}
+
+/// What the statistics page shows.
+struct StatsView: PageView {
+    struct Row: Sendable {
+        var name: String
+        var value: String
+        var url: String?
+    }
+
+    let title = "Statistics"
+    let section = "stats"
+    var rows: [Row]
+
+    init(_ stats: StatsResponse) {
+        rows = [
+            Row(name: "Index", value: "\(stats.database) (\(LabelText.bytes(stats.databaseBytes)))"),
+            Row(name: "Photos", value: "\(LabelText.count(stats.images)) classified", url: "/"),
+            Row(name: "Failed", value: "\(LabelText.count(stats.failed)) could not be classified", url: stats.failed > 0 ? "/?q=failed&sort=path" : nil),
+            Row(name: "Labels", value: "\(LabelText.count(stats.labels)) in the taxonomy, \(LabelText.count(stats.labelsInUse)) seen in photos", url: "/labels"),
+            Row(name: "Observations", value: LabelText.count(stats.observations)),
+        ] + stats.models.map { Row(name: "Model", value: "\($0.model) (\(LabelText.count($0.images)) files)") }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What a gallery serves and how.
+///
+/// ```swift
+/// var configuration = GalleryConfiguration(databaseURL: URL(fileURLWithPath: "index.sqlite"))
+/// configuration.port = 8080
+/// ```
+public struct GalleryConfiguration: Sendable {
+    /// The index to show; opened read-only, so `classify-tool index` can write to it meanwhile.
+    public var databaseURL: URL
+    /// Where thumbnails and previews are cached (default `$XDG_CACHE_HOME/classify-tool/thumbnails`).
+    public var cacheDirectory: URL
+    /// The address to listen on: 127.0.0.1 (this machine only) unless told otherwise.
+    public var host: String
+    /// The port; 0 picks a free one (the URL printed at start says which).
+    public var port: Int
+    /// How many database reads and how many image decodes run at once (default: the core count).
+    public var concurrency: Int
+
+    /// A configuration for `databaseURL` on 127.0.0.1:8080 with the default cache folder.
+    ///
+    /// ```swift
+    /// let configuration = GalleryConfiguration(databaseURL: url)
+    /// ```
+    public init(databaseURL: URL) {
+        self.databaseURL = databaseURL
+        cacheDirectory = RenditionStore.defaultDirectory
+        host = "127.0.0.1"
+        port = 8080
+        concurrency = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Whether `host` is reachable only from this machine (127.0.0.0/8, ::1, localhost).
+    ///
+    /// ```swift
+    /// if !configuration.isLoopbackOnly { print("warning: anyone on the network can see the photos") }
+    /// ```
+    public var isLoopbackOnly: Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}

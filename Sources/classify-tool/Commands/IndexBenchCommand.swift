@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import TagIndex
+
+/// `classify-tool bench-index`: the index benchmark's synthetic library, built and searched.
+struct IndexBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-index",
+        abstract: "Measure searches on a synthetic labelled index.",
+        discussion: """
+            Builds the index benchmark's synthetic library (images with leaf and
+            parent labels of Zipf-like popularity, 1,500 labels) and times single-
+            label searches, boolean searches and facets. With --db the index is
+            kept, e.g. to load-test `serve` (Scripts/gallery-load does). Build with
+            `swift build -c release` first.
+
+            Example:
+              classify-tool bench-index --images 100000 --db /tmp/library.sqlite
+            """)
+
+    @Option(help: "Images in the synthetic index.") var images = 1_000_000
+    @Option(help: ArgumentHelp("Where to build the index (replaced; default: a temporary file, removed).", valueName: "path"))
+    var db: String?
+
+    func validate() throws {
+        guard images >= 1000 else { throw ValidationError("--images takes 1000 or more") }
+    }
+
+    func run() throws {
+        let url = db.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appending(path: "index-bench-\(UUID().uuidString).sqlite")
+        for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        defer {
+            if db == nil { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        }
+        var configuration = TagIndexBenchmark.Configuration()
+        configuration.imageCount = images
+        configuration.facetResultSize = min(configuration.facetResultSize, images / 8)
+        let result = try TagIndexBenchmark(databaseURL: url, configuration: configuration).run { Terminal.note($0) }
+        Terminal.out(result.report)
+    }
+}

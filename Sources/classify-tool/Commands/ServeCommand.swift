@@ -1,0 +1,86 @@
+import ArgumentParser
+import ClassifyGallery
+import Foundation
+import TagIndex
+
+/// `classify-tool serve`: the photos in a browser, searched, grouped and browsed by label.
+///
+/// Usage: `classify-tool serve --port 8080 --open`
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Show the indexed photos in a local web gallery.",
+        discussion: """
+            Starts a web server over the index and prints its URL on the first line.
+            It listens on 127.0.0.1 (this machine only) unless --host says otherwise.
+            The index is read-only for the server, so `index` can run meanwhile; a
+            reload shows the new photos. Thumbnails are cached in
+            $XDG_CACHE_HOME/classify-tool/thumbnails (~/.cache/...). The JSON API is
+            under /api/ (see the README). Ctrl-C stops it.
+
+            Examples:
+              classify-tool serve --open
+              classify-tool serve --db photos.sqlite --port 9000
+              curl 'http://127.0.0.1:8080/api/search?q=dog'
+            """)
+
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: ArgumentHelp("Address to listen on. Anything but a loopback address lets other machines on the network see the photos.", valueName: "addr"))
+    var host = "127.0.0.1"
+    @Flag(help: "Open the gallery in the default browser.") var open = false
+    @Option(help: ArgumentHelp("Thumbnail cache folder.", valueName: "dir")) var cacheDir: String?
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port takes 0...65535") }
+        guard !host.isEmpty else { throw ValidationError("--host takes an address such as 127.0.0.1") }
+    }
+
+    func run() async throws {
+        verbosity.apply()
+        let location = database.location
+        guard FileManager.default.fileExists(atPath: location.path) else {
+            Terminal.error("error: no index at \(location.path); build one with: classify-tool index FOLDER\(database.db == nil ? "" : " --db \(location.path)")")
+            throw ExitCode(ToolExit.failure)
+        }
+        var configuration = GalleryConfiguration(databaseURL: location)
+        configuration.host = host
+        configuration.port = port
+        if let cacheDir { configuration.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        let server: GalleryServer
+        do {
+            server = try GalleryServer(configuration: configuration)
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+        if !configuration.isLoopbackOnly {
+            Terminal.error("warning: listening on \(host): anyone who can reach this machine on that network can see the photos and their paths")
+        }
+        let openBrowser = open
+        do {
+            try await server.run(logLevel: Terminal.verbose ? .info : .warning) { url in
+                Terminal.out(url.absoluteString)
+                Terminal.note("serving \(location.path); Ctrl-C stops")
+                if openBrowser { Self.openInBrowser(url) }
+            }
+        } catch {
+            Terminal.error("error: cannot serve on \(host):\(port): \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+    }
+
+    /// Opens `url` with xdg-open (or macOS's open); a note when neither exists.
+    static func openInBrowser(_ url: URL) {
+        for tool in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: tool) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = [url.absoluteString]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            if (try? process.run()) != nil { return }
+        }
+        Terminal.note("--open: no xdg-open here; open \(url.absoluteString) in a browser")
+    }
+}

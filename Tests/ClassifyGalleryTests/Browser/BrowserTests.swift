@@ -1,0 +1,129 @@
+import Classify
+import ClassifyIndexing
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import TagIndex
+import Testing
+
+@testable import ClassifyGallery
+
+/// The gallery in a real headless Chromium: `Scripts/browser-test` types a query, waits for the
+/// thumbnails, uses a facet, opens a photo, follows a similar one, and saves screenshots at laptop
+/// and phone width to `.build/browser-artifacts/`. The photos are classified by the real model:
+/// the three committed test photos and a half-size copy of each (near-duplicates), plus 125
+/// ImageNet photos from `../shared` when it is there (the README's screenshots come from that run).
+///
+/// Needs Debian's chromium and chromium-driver and a Python with selenium: `Scripts/bootstrap
+/// --browser` installs them (`.ci/run` does). Without them the test is skipped, saying so.
+@Suite struct BrowserTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The Python with selenium and the driver, or why the test cannot run here.
+    static let environment: Result<(python: String, driver: String), BrowserUnavailable> = {
+        let processEnvironment = ProcessInfo.processInfo.environment
+        let cacheHome = processEnvironment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (processEnvironment["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        let python = processEnvironment["CLASSIFY_BROWSER_PYTHON"] ?? cacheHome + "/classify-tool/browser-venv/bin/python"
+        let manager = FileManager.default
+        guard manager.isExecutableFile(atPath: python) else {
+            return .failure(BrowserUnavailable(reason: "no Python with selenium at \(python)"))
+        }
+        guard let driver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first(where: manager.isExecutableFile(atPath:)),
+            manager.isExecutableFile(atPath: "/usr/bin/chromium")
+        else { return .failure(BrowserUnavailable(reason: "no chromium and chromium-driver in /usr/bin")) }
+        return .success((python, driver))
+    }()
+
+    struct BrowserUnavailable: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { "browser test skipped: \(reason); install them with Scripts/bootstrap --browser" }
+    }
+
+    static var isAvailable: Bool {
+        if case .failure(let why) = environment { print(why) ; return false }
+        return true
+    }
+
+    @Test(.enabled(if: BrowserTests.isAvailable, "needs chromium, chromium-driver and selenium (Scripts/bootstrap --browser)"))
+    func aPersonSearchesOpensAPhotoAndFollowsASimilarOne() async throws {
+        let (python, driver) = try Self.environment.get()
+        let root = FileManager.default.temporaryDirectory.appending(path: "classify-browser-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let photos = root.appending(path: "photos")
+        let richLibrary = try Self.makeLibrary(in: photos)
+        let database = root.appending(path: "index.sqlite")
+        let report = try await FolderIndexer(index: try TagIndex(url: database), classifier: try ImageClassifier())
+            .run(FolderIndexer.Options(roots: [photos.path]))
+        #expect(report.failures.isEmpty)
+
+        var configuration = GalleryConfiguration(databaseURL: database)
+        configuration.cacheDirectory = root.appending(path: "cache")
+        let server = try GalleryServer(configuration: configuration)
+        let artifacts = Self.packageRoot.appending(path: ".build/browser-artifacts")
+        let app = Application(router: server.router(hosts: HostCheck()))
+        let (status, output) = try await app.test(.live) { client in
+            try await Self.run(python, [
+                Self.packageRoot.appending(path: "Scripts/browser-test").path,
+                "--url", "http://127.0.0.1:\(client.port!)/", "--out", artifacts.path,
+                "--query", richLibrary ? "dog" : "cat OR espresso", "--chromedriver", driver,
+            ])
+        }
+        print(output)
+        #expect(status == 0, "Scripts/browser-test failed:\n\(output)")
+        for name in ["search-laptop.png", "detail-laptop.png", "search-phone.png", "detail-phone.png"] {
+            #expect(FileManager.default.fileExists(atPath: artifacts.appending(path: name).path), "missing screenshot \(name)")
+        }
+        print("browser test: screenshots in \(artifacts.path)")
+    }
+
+    /// Copies the test photos (and a half-size copy of each) and, when `../shared` is there, 125
+    /// ImageNet photos into `folder`; true when the ImageNet photos were added.
+    static func makeLibrary(in folder: URL) throws -> Bool {
+        let manager = FileManager.default
+        for sub in ["2023/garden", "2024/trip", "phone"] {
+            try manager.createDirectory(at: folder.appending(path: sub), withIntermediateDirectories: true)
+        }
+        let fixtures = packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/photos")
+        for name in ["cat-chelsea.jpg", "coffee-cup.jpg", "rocket.jpg"] {
+            let source = fixtures.appending(path: name)
+            try manager.copyItem(at: source, to: folder.appending(path: "2024/trip/\(name)"))
+            let image = try ImageDecoder().decode(contentsOf: source)
+            let copy = try JPEGEncoder(quality: 75).encode(image.downscaled(toFit: max(image.width, image.height) / 2))
+            try Data(copy).write(to: folder.appending(path: "phone/small-\(name)"))
+        }
+        let imagenet = packageRoot.deletingLastPathComponent().appending(path: "shared/data/imagenet-calib")
+        guard let names = try? manager.contentsOfDirectory(atPath: imagenet.path).filter({ $0.hasSuffix(".JPEG") }).sorted(),
+            !names.isEmpty
+        else { return false }
+        for (position, name) in names.enumerated() where position % 4 == 0 {
+            let sub = ["2023/garden", "2024/trip", "phone"][position % 3]
+            try manager.copyItem(at: imagenet.appending(path: name), to: folder.appending(path: "\(sub)/IMG_\(1000 + position).jpg"))
+        }
+        return true
+    }
+
+    /// Runs a program to its end without blocking a thread; its status and its output (both streams).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = root(for: "browser-test-output")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        try handle.close()
+        defer { try? FileManager.default.removeItem(at: output) }
+        return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+    }
+
+    private static func root(for name: String) -> URL {
+        FileManager.default.temporaryDirectory.appending(path: "\(name)-\(UUID().uuidString.prefix(8)).log")
+    }
+}

@@ -1,0 +1,108 @@
+import Classify
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import ClassifyGallery
+
+@Suite struct ImageRouteTests {
+    @Test func detailPageShowsLabelsFactsColorsSimilarAndDuplicates() async throws {
+        try await withGallery { fixture, client in
+            let response = try await client.get("/images/\(fixture.id("golden-small.jpg"))")
+            #expect(response.status == .ok)
+            expectProtectiveHeaders(response)
+            let html = response.text
+            #expect(html.contains("<h1>golden-small.jpg</h1>"))
+            // The picture is the upright preview, never the file.
+            #expect(html.contains(#"<img src="/images/\#(fixture.id("golden-small.jpg"))/preview?v="#))
+            #expect(!html.contains("src=\"/photos") && !html.contains("file://"))
+            // Bars with numbers, each a search link: the classes by confidence, then the groups.
+            let golden = html.range(of: "<span class=\"name\">golden retriever</span>")!, grass = html.range(of: "<span class=\"name\">grass</span>")!
+            let animal = html.range(of: "<span class=\"name\">animal</span>")!, dog = html.range(of: "<span class=\"name\">dog</span>")!
+            #expect(golden.lowerBound < grass.lowerBound && grass.lowerBound < animal.lowerBound && animal.lowerBound < dog.lowerBound)
+            #expect(html.contains(#"<li class="kind-class"><a href="/?q=golden_retriever">"#))
+            #expect(html.contains(#"<li class="kind-group"><a href="/?q=animal">"#))
+            #expect(html.contains("<span class=\"value\">0.88</span>"))
+            #expect(html.contains("<dd>400 × 300 (0.1 MP)</dd>"))
+            #expect(html.contains("<dd>JPEG</dd>"))
+            // The dominant color links to a color search.
+            #expect(html.contains(#"<a href="/?color=DCAA3C""#))
+            // golden.jpg is its near-duplicate and, larger, the keeper; the others are similar.
+            #expect(html.contains("Near-duplicates"))
+            #expect(html.contains(#"<li class="tile keeper"><a href="/images/\#(fixture.id("golden.jpg"))">"#))
+            #expect(html.contains("A copy with more pixels is marked “keep”."))
+            #expect(html.contains("Similar photos"))
+            #expect(html.contains(#"<a href="/images/\#(fixture.id("poodle.jpg"))">"#))
+        }
+    }
+
+    @Test func apiImageHasTheShowShapeAndSimilarTheSimilarShape() async throws {
+        try await withGallery { fixture, client in
+            let image = try await client.get("/api/images/\(fixture.id("rotated.jpg"))").object
+            for key in ["path", "size", "modified", "indexed", "hasFeaturePrint", "labels", "contentHash", "width", "height", "model", "id", "format", "colors"] {
+                #expect(image[key] != nil, "missing \(key)")
+            }
+            #expect(image["width"] as? Int == 600 && image["height"] as? Int == 800)
+            #expect(image["format"] as? String == "JPEG")
+            #expect((image["colors"] as? [[String: Any]])?.first?["hex"] as? String == "283CC8")
+            let similar = try await client.get("/api/images/\(fixture.id("golden.jpg"))/similar?limit=3").object
+            for key in ["total", "page", "pageCount", "limit", "results"] { #expect(similar[key] != nil, "missing \(key)") }
+            let results = similar["results"] as? [[String: Any]] ?? []
+            #expect(results.count == 3)
+            #expect(results.first?["id"] as? Int == Int(fixture.id("golden-small.jpg")))
+            #expect((results.first?["score"] as? Double ?? 0) > 0.95)
+        }
+    }
+
+    @Test func unknownAndMalformedIDsAndTraversalReachNothing() async throws {
+        try await withGallery { _, client in
+            let uris = [
+                "/images/999999", "/images/0", "/images/-1", "/images/abc", "/images/1.5",
+                "/api/images/999999", "/api/images/abc", "/images/999999/thumbnail", "/images/abc/preview",
+                "/images/..%2F..%2F..%2Fetc%2Fpasswd", "/images/%2e%2e/thumbnail", "/images/1/../../../etc/passwd",
+                "/images/..%252F..%252Fetc%252Fpasswd/thumbnail", "/static/..%2Fgallery.css", "/static/../../etc/passwd",
+                "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/etc/passwd", "/photos/beach/golden.jpg", "/api/nothing",
+                "//etc/passwd", "/images/1/thumbnail/../../../../etc/passwd",
+            ]
+            for uri in uris {
+                let response = try await client.get(uri)
+                #expect(response.status == .notFound, "\(uri): \(response.status)")
+                expectProtectiveHeaders(response)
+                #expect(!response.text.contains("root:"), "\(uri) leaked a file")
+                #expect(!response.text.contains("Fatal error") && !response.text.contains("Stack"), "\(uri)")
+            }
+            let api = try await client.get("/api/images/999999")
+            #expect(api.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(((api.object["error"] as? [String: Any])?["message"] as? String)?.contains("No indexed image has the id 999999") == true)
+            let page = try await client.get("/images/999999")
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(page.text.contains("Not found"))
+        }
+    }
+
+    @Test func onlyGETIsAnswered() async throws {
+        try await withGallery { _, client in
+            let response = try await client.executeRequest(uri: "/api/search?q=dog", method: .post, headers: [:], body: nil)
+            #expect(response.status.code >= 400 && response.status.code < 500)
+            expectProtectiveHeaders(response)
+        }
+    }
+
+    @Test func deletedFileShowsWhyOnItsPage() async throws {
+        try await withGallery { fixture, client in
+            let response = try await client.get("/images/\(fixture.id("gone.jpg"))")
+            #expect(response.status == .ok)
+            #expect(response.text.contains("The file cannot be read any more"))
+        }
+    }
+
+    @Test func failedFileShowsItsReason() async throws {
+        try await withGallery { fixture, client in
+            let response = try await client.get("/images/\(fixture.id("bad.jpg"))")
+            #expect(response.status == .ok)
+            #expect(response.text.contains("Could not be classified (decode): The data is not a JPEG or PNG image."))
+        }
+    }
+}
