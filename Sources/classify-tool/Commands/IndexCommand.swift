@@ -1,5 +1,6 @@
 import ArgumentParser
 import Classify
+import ClassifySupport
 import ClassifyIndexing
 import Dispatch
 import Foundation
@@ -57,6 +58,26 @@ struct IndexCommand: AsyncParsableCommand {
             Terminal.error("error: \(given) does not exist")
             throw ExitCode(ToolExit.failure)
         }
+        let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
+        let display = ProgressDisplay(enabled: showsProgress)
+        // Ctrl-C is taken from here on, before the model loads: the handler's registration is
+        // asynchronous, and a SIGINT before it would be lost (SIGINT is ignored meanwhile). One
+        // that comes before the run exists cancels the run as soon as it starts.
+        let interruption = Locked(Interruption())
+        let interrupts = InterruptHandler { count in
+            if count == 1 {
+                display.stop()
+                Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
+                interruption.withLock { state in
+                    state.requested = true
+                    state.run?.cancel()
+                }
+            } else {
+                _exit(ToolExit.interrupted)
+            }
+        }
+        defer { interrupts.stop() }
+
         let index = try database.open(create: true)
         if database.db == nil { Terminal.note("index: \(database.location.path)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
@@ -64,8 +85,6 @@ struct IndexCommand: AsyncParsableCommand {
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = batchSize
 
-        let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
-        let display = ProgressDisplay(enabled: showsProgress)
         // For the status line's total and ETA only: count the image files beside the run.
         let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
             guard showsProgress else { return }
@@ -78,16 +97,10 @@ struct IndexCommand: AsyncParsableCommand {
         }
         defer { counting.cancel() }
         let task = Task { try await indexer.run(options) { display.update($0) } }
-        let interrupts = InterruptHandler { count in
-            if count == 1 {
-                display.stop()
-                Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
-                task.cancel()
-            } else {
-                _exit(ToolExit.interrupted)
-            }
+        interruption.withLock { state in
+            state.run = task
+            if state.requested { task.cancel() }
         }
-        defer { interrupts.stop() }
         let report: FolderIndexer.Report
         do {
             report = try await task.value
@@ -117,6 +130,12 @@ struct IndexCommand: AsyncParsableCommand {
         }
         if report.interrupted { Terminal.out("run the same command again to continue") }
     }
+}
+
+/// Whether Ctrl-C was pressed, and the run to cancel when it is.
+private struct Interruption {
+    var requested = false
+    var run: Task<FolderIndexer.Report, any Error>?
 }
 
 /// Calls `handler` with the number of SIGINTs received so far; restores default handling on `stop`.
