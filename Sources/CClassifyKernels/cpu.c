@@ -1,32 +1,123 @@
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "CClassifyKernels.h"
 #include "dispatch.h"
 
-// Both flags are read by every kernel call from many threads. Relaxed atomics cost nothing more
-// than plain loads on x86 and make the lazy cpuid check race-free (a plain static was a data race,
-// reported by ThreadSanitizer when two classifications started at once).
-static atomic_int vector_path_enabled = 1;
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+// Which kernel variants run. Every kernel call reads the level, from many threads, so it is a
+// relaxed atomic (as cheap as a plain load on x86; a plain static was a data race reported by
+// ThreadSanitizer when two classifications started at once). -1 = not decided yet: the first
+// call looks at CLASSIFY_KERNELS and the CPU.
+static atomic_int selected_level = -1;
 
 #if defined(__x86_64__) || defined(__i386__)
-int cls_cpu_has_avx2_fma(void) {
+// XCR0, the state components the OS saves on a context switch (needs OSXSAVE, checked by the caller).
+static unsigned long long read_xcr0(void) {
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+// What the CPU and the OS support: a CPU flag alone is not enough, the OS must also save the wider
+// registers (XCR0 bits 1-2 for SSE/AVX, 5-7 for the AVX-512 mask and upper ZMM registers).
+static int detect_level(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return CLS_LEVEL_PORTABLE;
+    const int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+    if (!osxsave || !avx || !fma) return CLS_LEVEL_PORTABLE;
+    const unsigned long long xcr0 = read_xcr0();
+    if ((xcr0 & 0x6) != 0x6) return CLS_LEVEL_PORTABLE;
+    if (__get_cpuid_max(0, 0) < 7) return CLS_LEVEL_PORTABLE;
+    __cpuid_count(7, 0, a, b, c, d);
+    const int avx2 = (b >> 5) & 1;
+    if (!avx2) return CLS_LEVEL_PORTABLE;
+    const int avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
+    if (avx512f && avx512dq && avx512bw && avx512vl && (xcr0 & 0xE6) == 0xE6) return CLS_LEVEL_AVX512;
+    return CLS_LEVEL_AVX2;
+}
+#else
+static int detect_level(void) { return CLS_LEVEL_PORTABLE; }
+#endif
+
+int cls_cpu_kernel_level(void) {
     static atomic_int cached = -1;
     int value = atomic_load_explicit(&cached, memory_order_relaxed);
     if (value >= 0) return value;
-    __builtin_cpu_init();
     // Every thread computes the same answer, so whichever store lands last is right.
-    value = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+    value = detect_level();
     atomic_store_explicit(&cached, value, memory_order_relaxed);
     return value;
 }
-#else
-int cls_cpu_has_avx2_fma(void) { return 0; }
-#endif
+
+int cls_cpu_has_avx2_fma(void) { return cls_cpu_kernel_level() >= CLS_LEVEL_AVX2; }
+
+int cls_kernel_level_named(const char *name) {
+    if (!name) return -1;
+    if (strcmp(name, "avx512") == 0) return CLS_LEVEL_AVX512;
+    if (strcmp(name, "avx2") == 0) return CLS_LEVEL_AVX2;
+    if (strcmp(name, "portable") == 0) return CLS_LEVEL_PORTABLE;
+    return -1;
+}
+
+const char *cls_kernel_level_name(int level) {
+    switch (level) {
+    case CLS_LEVEL_AVX512: return "avx512";
+    case CLS_LEVEL_AVX2: return "avx2";
+    default: return "portable";
+    }
+}
+
+int cls_kernels_set_level(int level) {
+    const int best = cls_cpu_kernel_level();
+    if (level < CLS_LEVEL_PORTABLE) level = CLS_LEVEL_PORTABLE;
+    if (level > best) level = best;
+    atomic_store_explicit(&selected_level, level, memory_order_relaxed);
+    return level;
+}
+
+// The level asked for by CLASSIFY_KERNELS, or the best one; a value that cannot be honoured is
+// said once on stderr (a library cannot throw from here, and silently ignoring it would make a
+// measurement lie).
+static int initial_level(void) {
+    const int best = cls_cpu_kernel_level();
+    const char *value = getenv("CLASSIFY_KERNELS");
+    if (!value || !*value) return best;
+    const int wanted = cls_kernel_level_named(value);
+    if (wanted < 0) {
+        fprintf(stderr, "classify: CLASSIFY_KERNELS=%s is not one of avx512, avx2, portable; using %s\n", value,
+                cls_kernel_level_name(best));
+        return best;
+    }
+    if (wanted > best) {
+        fprintf(stderr, "classify: CLASSIFY_KERNELS=%s but this CPU/OS lacks %s; using %s\n", value,
+                wanted == CLS_LEVEL_AVX512 ? "AVX-512F/DQ/BW/VL with ZMM state enabled" : "AVX2+FMA",
+                cls_kernel_level_name(best));
+        return best;
+    }
+    return wanted;
+}
+
+int cls_kernels_level(void) {
+    int level = atomic_load_explicit(&selected_level, memory_order_relaxed);
+    if (level >= 0) return level;
+    level = initial_level();
+    int expected = -1;
+    // Only the first caller's choice sticks (the warning may print twice in a race; harmless).
+    if (!atomic_compare_exchange_strong_explicit(&selected_level, &expected, level, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        level = expected;
+    return level;
+}
 
 void cls_kernels_set_vector_path(int enabled) {
-    atomic_store_explicit(&vector_path_enabled, enabled, memory_order_relaxed);
+    cls_kernels_set_level(enabled ? CLS_LEVEL_AVX512 : CLS_LEVEL_PORTABLE);
 }
 
-int cls_use_avx2(void) {
-    return atomic_load_explicit(&vector_path_enabled, memory_order_relaxed) && cls_cpu_has_avx2_fma();
-}
+int cls_use_avx2(void) { return cls_kernels_level() >= CLS_LEVEL_AVX2; }
+int cls_use_avx512(void) { return cls_kernels_level() >= CLS_LEVEL_AVX512; }

@@ -1,4 +1,5 @@
 #include "CClassifyKernels.h"
+#include "depthwise.h"
 #include "dispatch.h"
 #include "parallel.h"
 #include "vec.h"
@@ -13,19 +14,13 @@
 // take no checks. Rows of the window outside the input are skipped by bounding the ky loop.
 // Channels past the last multiple of 8 (and maps narrower than 4) go pixel by pixel with every
 // tap checked. Bias starts the accumulators; the clamp happens in the store. How borders and
-// channel blocks are ordered differs for 3x3 and 5x5 windows (see dw_rows).
+// channel blocks are ordered differs for 3x3 and 5x5 windows (see dw_rows). The AVX-512 variant
+// (depthwise_avx512.c) takes the same job and split.
 
 #ifndef DW_GROUP_BYTES
 #define DW_GROUP_BYTES (16 * 1024)
 #endif
 
-typedef struct {
-    const float *input, *weights, *bias;
-    float *output;
-    int in_h, in_w, channels, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, out_h, out_w;
-    float lower, upper;
-    int row_tasks, channel_tasks;
-} dw_job;
 
 // One output pixel, channels [c0, c1), every tap checked against the input bounds.
 CLS_INLINE void dw_pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
@@ -256,6 +251,9 @@ void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels, 
     cls_task_fn fn = dw_task_baseline;
 #if CLS_HAS_AVX2_VARIANT
     if (cls_use_avx2()) fn = dw_task_avx2;
+#endif
+#if CLS_HAS_AVX512_VARIANT
+    if (cls_use_avx512()) fn = cls_depthwise_task_avx512;
 #endif
     cls_parallel_run(fn, &j, j.row_tasks * j.channel_tasks);
 }

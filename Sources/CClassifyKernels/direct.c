@@ -1,4 +1,5 @@
 #include "CClassifyKernels.h"
+#include "direct.h"
 #include "dispatch.h"
 #include "parallel.h"
 #include "vec.h"
@@ -9,15 +10,8 @@
 // 8, zero-filled; for each tap and input channel the output channels are contiguous, so one input
 // value is broadcast and multiplied into vectors of output channels. A tile of 2 output pixels x
 // 32 output channels keeps 8 accumulators in registers (4 weight vectors shared by both pixels).
+// The AVX-512 variant (direct_avx512.c) reads the same packing.
 
-typedef struct {
-    const float *input, *weights, *bias;
-    float *output;
-    int in_h, in_w, in_channels, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left;
-    int out_h, out_w, out_channels, out_padded;
-    float lower, upper;
-    int tasks;
-} direct_job;
 
 size_t cls_direct_conv_packed_count(int kernel_h, int kernel_w, int in_channels, int out_channels) {
     return (size_t)kernel_h * kernel_w * in_channels * ((out_channels + 7) / 8 * 8);
@@ -167,6 +161,9 @@ void cls_direct_conv2d(const float *input, int in_h, int in_w, int in_channels, 
     cls_task_fn fn = direct_task_baseline;
 #if CLS_HAS_AVX2_VARIANT
     if (cls_use_avx2()) fn = direct_task_avx2;
+#endif
+#if CLS_HAS_AVX512_VARIANT
+    if (cls_use_avx512()) fn = cls_direct_task_avx512;
 #endif
     cls_parallel_run(fn, &j, j.tasks);
 }

@@ -1,8 +1,11 @@
 #include "CClassifyKernels.h"
 #include "dispatch.h"
+#include "gemm.h"
 #include "parallel.h"
 #include "vec.h"
 
+// The AVX-512 variant (gemm_avx512.c) reads the same panels, four at a time.
+//
 // Pointwise convolution as GEMM: C[m][n] = A[m][k] * B[k][n], A being the NHWC activations
 // (one row per pixel, read in place) and B the weights, packed once at load into panels of 16
 // output channels, B_packed[panel][k][16] (zero-filled past n), so the inner loop reads 16
@@ -23,7 +26,7 @@
 #define GEMM_PREFETCH_LOCALITY 1
 #endif
 
-enum { PANEL = 16, TILE_M = 6, L2_CHUNK_BYTES = 96 * 1024 };
+enum { PANEL = GEMM_PANEL, TILE_M = 6, L2_CHUNK_BYTES = 96 * 1024 };
 
 size_t cls_gemm_packed_count(size_t k, size_t n) { return (n + PANEL - 1) / PANEL * PANEL * k; }
 
@@ -43,14 +46,6 @@ void cls_gemm_pack_weights(const float *weights, size_t k, size_t n, float *pack
     }
 }
 
-typedef struct {
-    size_t m, n, k, lda, ldc;
-    const float *a, *packed, *bias, *residual;
-    float *c;
-    float lower, upper, residual_lower, residual_upper;
-    size_t row_blocks, panels;
-    int m_tasks, n_tasks;
-} gemm_job;
 
 // Writes the first `nr` values of a clamped row `tile` to `out`, adding and clamping the residual
 // row when there is one: the scalar store of a tile's partial last panel.
@@ -245,22 +240,31 @@ void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, c
                      const float *bias, float lower, float upper, const float *residual, float residual_lower,
                      float residual_upper, float *c, size_t ldc) {
     if (m == 0 || n == 0) return;
+    int wide = 0;
+#if CLS_HAS_AVX512_VARIANT
+    wide = cls_use_avx512();
+#endif
+    const size_t tile_m = wide ? GEMM_AVX512_TILE_M : TILE_M;
     gemm_job g = {
         .m = m, .n = n, .k = k, .lda = lda, .ldc = ldc, .a = a, .packed = packed, .bias = bias,
         .residual = residual, .c = c, .lower = lower, .upper = upper, .residual_lower = residual_lower,
-        .residual_upper = residual_upper, .row_blocks = (m + TILE_M - 1) / TILE_M,
-        .panels = (n + PANEL - 1) / PANEL, .m_tasks = 1, .n_tasks = 1,
+        .residual_upper = residual_upper, .row_blocks = (m + tile_m - 1) / tile_m,
+        .panels = (n + PANEL - 1) / PANEL, .m_tasks = 1, .n_tasks = 1, .panel_step = wide ? GEMM_AVX512_PANELS : 1,
     };
     int threads = cls_parallel_thread_count();
     if (threads > 1) {
         // A few tasks per thread so a thread that gets descheduled on a busy machine costs less.
         int want = threads * 2;
+        size_t steps = (g.panels + g.panel_step - 1) / g.panel_step;
         if (m >= n) g.m_tasks = (size_t)want < g.row_blocks ? want : (int)g.row_blocks;
-        else g.n_tasks = (size_t)want < g.panels ? want : (int)g.panels;
+        else g.n_tasks = (size_t)want < steps ? want : (int)steps;
     }
     cls_task_fn fn = gemm_task_baseline;
 #if CLS_HAS_AVX2_VARIANT
     if (cls_use_avx2()) fn = gemm_task_avx2;
+#endif
+#if CLS_HAS_AVX512_VARIANT
+    if (wide) fn = cls_gemm_task_avx512;
 #endif
     cls_parallel_run(fn, &g, g.m_tasks * g.n_tasks);
 }

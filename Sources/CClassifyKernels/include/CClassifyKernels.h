@@ -2,14 +2,32 @@
 #define CCLASSIFY_KERNELS_H
 // Hot loops of the inference runtime. Each kernel is written once in portable C and compiled
 // twice: a baseline build and an AVX2+FMA build (per-function target attributes, so the package
-// needs no compiler flags). The entry points below pick the variant once per process from cpuid.
+// needs no compiler flags); the hottest ones (GEMM, depthwise, stem) also have an AVX-512 variant
+// written for 16-float vectors. The entry points below pick the variant from cls_kernels_level().
 // Layout everywhere is NHWC, batch 1: element (y, x, c) of an HxWxC map is at (y*W + x)*C + c.
 #include <stddef.h>
 #include <stdint.h>
 
-/// 1 when the CPU and OS support AVX2 and FMA (checked once with cpuid), else 0.
+/// Kernel variant levels: portable C, AVX2+FMA (256-bit), AVX-512F/DQ/BW/VL (512-bit).
+enum { CLS_LEVEL_PORTABLE = 0, CLS_LEVEL_AVX2 = 1, CLS_LEVEL_AVX512 = 2 };
+
+/// The best level the CPU and OS support (cpuid leaves 1 and 7, and XGETBV: the OS must save the
+/// YMM state, and for AVX-512 the opmask and ZMM state), checked once.
+int cls_cpu_kernel_level(void);
+/// 1 when the CPU and OS support AVX2 and FMA, else 0.
 int cls_cpu_has_avx2_fma(void);
-/// Forces the baseline variants (0) or the best available (1); used by tests to run both paths.
+/// The level the kernels use now. Unless set, it is the level named by the environment variable
+/// CLASSIFY_KERNELS (avx512, avx2 or portable; capped at what the CPU has, with a line on stderr
+/// when the name is unknown or the CPU lacks it), or else the best the CPU has.
+int cls_kernels_level(void);
+/// Makes the kernels use `level`, capped at cls_cpu_kernel_level(); returns the level in effect.
+/// Process-wide; meant for tests and benchmarks, between inferences.
+int cls_kernels_set_level(int level);
+/// CLS_LEVEL_* for "avx512", "avx2" or "portable"; -1 for anything else.
+int cls_kernel_level_named(const char *name);
+/// "avx512", "avx2" or "portable".
+const char *cls_kernel_level_name(int level);
+/// Forces the baseline variants (0) or the best available (1).
 void cls_kernels_set_vector_path(int enabled);
 
 /// Depthwise convolution: out(y,x,c) = clamp(bias[c] + sum_{ky,kx} in(y*sh+ky-pt, x*sw+kx-pl, c) * w[ky][kx][c]).

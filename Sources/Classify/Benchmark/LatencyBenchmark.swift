@@ -29,8 +29,19 @@ public enum LatencyBenchmark {
         }
     }
 
+    /// What the timings count.
+    public enum Clock: String, Sendable, CaseIterable {
+        /// Elapsed (wall-clock) time.
+        case wall
+        /// CPU time of the calling thread only: steadier on a busy machine, but with more than one
+        /// thread it leaves out the workers' share.
+        case thread
+    }
+
     /// Runs `warmup` untimed inferences, then `iterations` timed ones.
-    public static func run(model: ImageClassifierModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false) -> Report {
+    public static func run(model: ImageClassifierModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false,
+                           clock: Clock = .wall) -> Report {
+        func now() -> UInt64 { clock == .wall ? DispatchTime.now().uptimeNanoseconds : threadCPUNanoseconds() }
         ComputeThreads.configure(threads)
         var random: UInt32 = 12345
         var input = [Float](repeating: 0, count: model.inputSize.width * model.inputSize.height * 3)
@@ -51,17 +62,17 @@ public enum LatencyBenchmark {
                 if profileLayers {
                     var sum = 0.0
                     for (index, operation) in graph.operations.enumerated() {
-                        let start = DispatchTime.now().uptimeNanoseconds
+                        let start = now()
                         graph.run(operation, in: workspace)
-                        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                        let elapsed = Double(now() - start) / 1e6
                         perLayer[index].append(elapsed)
                         sum += elapsed
                     }
                     totals.append(sum)
                 } else {
-                    let start = DispatchTime.now().uptimeNanoseconds
+                    let start = now()
                     graph.run(in: workspace)
-                    totals.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                    totals.append(Double(now() - start) / 1e6)
                 }
             }
         }
@@ -81,6 +92,12 @@ public enum LatencyBenchmark {
         let model = try ImageClassifierModel(contentsOf: directory)
         _ = model.infer { $0.update(repeating: 0) }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
+    static func threadCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     static func median(_ values: [Double]) -> Double { percentile(values, 0.5) }

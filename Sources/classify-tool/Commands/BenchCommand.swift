@@ -16,8 +16,14 @@ struct BenchCommand: AsyncParsableCommand {
             peak memory. Build with `swift build -c release` first; debug builds
             are many times slower.
 
+            --kernels forces a kernel path (avx512, avx2 or portable; default: the
+            best this CPU has, or the CLASSIFY_KERNELS environment variable); a path
+            the CPU lacks is an error. --clock thread counts the calling thread's CPU
+            time instead of elapsed time (steadier on a busy machine; one thread only).
+
             Examples:
               classify-tool bench --threads 1 --iterations 50 --json
+              classify-tool bench --kernels avx2 --layers --clock thread
               classify-tool bench --folder ~/Pictures --limit 200
             """)
 
@@ -25,12 +31,31 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Timed iterations.") var iterations = 50
     @Flag(help: "Print one JSON object.") var json = false
     @Flag(help: "Also time each op and print the profile.") var layers = false
+    @Option(help: ArgumentHelp("Kernel path: avx512, avx2 or portable (default: the best this CPU has).", valueName: "path"))
+    var kernels: String?
+    @Option(help: ArgumentHelp("What to time: wall, or thread (the calling thread's CPU time).", valueName: "clock"))
+    var clock = "wall"
     @Option(help: ArgumentHelp("Time each stage of indexing the images in this folder.", valueName: "dir")) var folder: String?
     @Option(help: "With --folder: use at most this many images.") var limit = 200
     @Option(help: "With --folder: images classified at once in the pipeline run (default: cores).") var jobs: Int?
     @OptionGroup var modelOptions: ModelOptions
 
+    func validate() throws {
+        if let kernels, KernelPath(rawValue: kernels) == nil {
+            throw ValidationError("--kernels must be avx512, avx2 or portable, not '\(kernels)'")
+        }
+        if LatencyBenchmark.Clock(rawValue: clock) == nil {
+            throw ValidationError("--clock must be wall or thread, not '\(clock)'")
+        }
+    }
+
     func run() async throws {
+        if let kernels, let path = KernelPath(rawValue: kernels) {
+            guard path <= KernelPath.best else {
+                throw ValidationError("--kernels \(kernels): this CPU lacks \(path.requirement) (best here: \(KernelPath.best.rawValue))")
+            }
+            KernelPath.select(path)
+        }
         if let folder {
             try await benchFolder(folder)
             return
@@ -38,13 +63,15 @@ struct BenchCommand: AsyncParsableCommand {
         let directory = try modelOptions.modelDirectory()
         let loadMilliseconds = try LatencyBenchmark.measureLoad(directory: directory)
         let model = try ImageClassifierModel(contentsOf: directory)
-        var report = LatencyBenchmark.run(model: model, threads: threads, iterations: iterations, profileLayers: layers)
+        var report = LatencyBenchmark.run(model: model, threads: threads, iterations: iterations, profileLayers: layers,
+                                           clock: LatencyBenchmark.Clock(rawValue: clock) ?? .wall)
         report.loadMilliseconds = loadMilliseconds
         if json {
             var object: [String: Any] = [
                 "threads": report.threads, "iterations": report.iterations,
                 "median_ms": report.medianMilliseconds, "p90_ms": report.p90Milliseconds,
                 "min_ms": report.minimumMilliseconds, "mean_ms": report.meanMilliseconds, "load_ms": loadMilliseconds,
+                "kernels": KernelPath.current.rawValue, "clock": clock,
             ]
             if let layers = report.layers {
                 object["layers"] = layers.map { ["name": $0.name, "kind": $0.kind, "output": $0.outputShape, "median_ms": $0.medianMilliseconds] }
@@ -53,8 +80,8 @@ struct BenchCommand: AsyncParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        print(String(format: "model latency, %d thread(s), %d iterations: median %.2f ms, p90 %.2f ms, min %.2f ms; load + first inference %.1f ms",
-                     report.threads, report.iterations, report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds, loadMilliseconds))
+        print(String(format: "model latency, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.2f ms, p90 %.2f ms, min %.2f ms; load + first inference %.1f ms",
+                     KernelPath.current.rawValue as NSString, report.threads, report.iterations, clock as NSString, report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds, loadMilliseconds))
         for layer in report.layers ?? [] {
             print(String(format: "%-24@ %-28@ %-12@ %7.3f ms", layer.name as NSString, layer.kind as NSString, layer.outputShape as NSString, layer.medianMilliseconds))
         }

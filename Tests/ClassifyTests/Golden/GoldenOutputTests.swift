@@ -31,4 +31,16 @@ struct GoldenOutputTests {
         #expect(maximumAbsoluteDifference(output.features, golden.features) < 1e-3)
         #expect(output.logits.indices.max { output.logits[$0] < output.logits[$1] } == golden.logits.indices.max { golden.logits[$0] < golden.logits[$1] })
     }
+
+    /// The same on every kernel path this CPU has (AVX-512, AVX2+FMA, portable), one and two threads.
+    @Test(arguments: KernelPaths.withThreads)
+    func everyKernelPathMatchesTheReference(path: (kernels: KernelPath, threads: Int)) throws {
+        let golden = try #require(Self.golden.inputs.first { $0.seed == 3 })
+        let input = goldenInput(seed: 3, count: 224 * 224 * 3)
+        try KernelPaths.with(path.kernels, threads: path.threads) {
+            let output = ShippedModel.model.infer { _ = $0.update(fromContentsOf: input) }
+            #expect(maximumAbsoluteDifference(output.logits, golden.logits) < 1e-3)
+            #expect(maximumAbsoluteDifference(output.features, golden.features) < 1e-3)
+        }
+    }
 }

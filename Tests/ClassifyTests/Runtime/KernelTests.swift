@@ -4,8 +4,8 @@ import Testing
 @testable import Classify
 
 /// Every fast kernel against the scalar reference, on awkward shapes (odd sizes so tail loops
-/// run, stride 2, 5x5, channel counts that are not multiples of 8), on both the AVX2+FMA path
-/// and the portable one.
+/// run, stride 2, 5x5, channel counts that are not multiples of 8 or 16), on every kernel path:
+/// AVX-512, AVX2+FMA and portable. A path this CPU lacks is skipped, naming what is missing.
 @Suite(.serialized)
 struct KernelTests {
     struct ConvCase: CustomTestStringConvertible, Sendable {
@@ -25,6 +25,11 @@ struct KernelTests {
         .init(height: 7, width: 7, inChannels: 1152, outChannels: 24, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 13),
         .init(height: 1, width: 13, inChannels: 16, outChannels: 1000, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu, seed: 14),
         .init(height: 13, width: 13, inChannels: 24, outChannels: 144, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 15),
+        // AVX-512 tiles: groups of 1-4 panels of 16 with a partial last one, 12-row tiles for 1-2 panels, one row
+        .init(height: 1, width: 11, inChannels: 5, outChannels: 24, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 61),
+        .init(height: 3, width: 5, inChannels: 33, outChannels: 56, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 62),
+        .init(height: 7, width: 7, inChannels: 40, outChannels: 100, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 63),
+        .init(height: 1, width: 1, inChannels: 1280, outChannels: 1000, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 64),
         // depthwise 3x3 and 5x5, stride 1 and 2; channels 29 = 16 + 8 + 5 exercise every tile width
         .init(height: 7, width: 7, inChannels: 13, outChannels: 13, kernel: 3, stride: 1, groups: 13, same: true, activation: .relu6, seed: 3),
         .init(height: 13, width: 127, inChannels: 7, outChannels: 7, kernel: 3, stride: 2, groups: 7, same: true, activation: .relu6, seed: 4),
@@ -36,6 +41,10 @@ struct KernelTests {
         .init(height: 13, width: 7, inChannels: 40, outChannels: 40, kernel: 5, stride: 2, groups: 40, same: true, activation: .none, seed: 18),
         .init(height: 9, width: 13, inChannels: 16, outChannels: 16, kernel: 3, stride: 1, groups: 16, same: false, activation: .none, seed: 19),
         .init(height: 7, width: 13, inChannels: 24, outChannels: 24, kernel: 7, stride: 1, groups: 24, same: true, activation: .relu6, seed: 20),
+        // maps narrower than a 4-pixel tile; 5x5 channel groups on a wide map
+        .init(height: 9, width: 3, inChannels: 20, outChannels: 20, kernel: 3, stride: 1, groups: 20, same: true, activation: .relu6, seed: 65),
+        .init(height: 9, width: 127, inChannels: 40, outChannels: 40, kernel: 5, stride: 1, groups: 40, same: true, activation: .relu6, seed: 66),
+        .init(height: 11, width: 5, inChannels: 17, outChannels: 17, kernel: 5, stride: 2, groups: 17, same: true, activation: .none, seed: 67),
         // direct (few input channels): the stem's shape, odd sizes, valid padding, Cout not a multiple of 8
         .init(height: 13, width: 13, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 8),
         .init(height: 127, width: 7, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 21),
@@ -46,17 +55,6 @@ struct KernelTests {
         .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
         .init(height: 7, width: 7, inChannels: 16, outChannels: 8, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 23),
     ]
-
-    /// Runs `body` with the kernels on the AVX2 (or portable) path and `threads` compute threads.
-    static func withKernels(vectorPath: Bool, threads: Int, _ body: () -> Void) {
-        cls_kernels_set_vector_path(vectorPath ? 1 : 0)
-        ComputeThreads.configure(threads)
-        defer {
-            cls_kernels_set_vector_path(1)
-            ComputeThreads.configure(1)
-        }
-        body()
-    }
 
     /// Runs a convolution on `inputs` (copied to separate allocations) and returns its output.
     static func run(_ operation: Conv2DOperation, inputs: [[Float]]) -> [Float] {
@@ -76,8 +74,8 @@ struct KernelTests {
         return output
     }
 
-    @Test(arguments: convolutionCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
-    func convolutionMatchesReference(_ c: ConvCase, path: (vector: Bool, threads: Int)) {
+    @Test(arguments: convolutionCases, KernelPaths.withThreads)
+    func convolutionMatchesReference(_ c: ConvCase, path: (kernels: KernelPath, threads: Int)) throws {
         var random = SeededRandom(seed: c.seed)
         let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
         let input = random.floats(shape.elementCount, in: -3...3)
@@ -93,7 +91,7 @@ struct KernelTests {
             activation: c.activation, weights: weights, bias: bias)
         #expect(operation.outputShape == expected.shape)
         var output: [Float] = []
-        Self.withKernels(vectorPath: path.vector, threads: path.threads) { output = Self.run(operation, inputs: [input]) }
+        try KernelPaths.with(path.kernels, threads: path.threads) { output = Self.run(operation, inputs: [input]) }
         // Long sums (K = 1152) of values up to 3 in float32 round a little more than short ones.
         let tolerance: Float = c.inChannels / c.groups * c.kernel * c.kernel > 500 ? 5e-4 : 1e-4
         #expect(maximumAbsoluteDifference(output, expected.values) < tolerance)
@@ -113,8 +111,8 @@ struct KernelTests {
     ]
 
     /// A pointwise conv with the residual Add fused into its store equals conv, then Add.
-    @Test(arguments: residualCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
-    func fusedResidualMatchesConvThenAdd(_ c: ResidualCase, path: (vector: Bool, threads: Int)) {
+    @Test(arguments: residualCases, KernelPaths.withThreads)
+    func fusedResidualMatchesConvThenAdd(_ c: ResidualCase, path: (kernels: KernelPath, threads: Int)) throws {
         var random = SeededRandom(seed: c.seed)
         let shape = FeatureMapShape(height: c.pixels, width: 1, channels: c.inChannels)
         let input = random.floats(shape.elementCount, in: -3...3)
@@ -130,7 +128,7 @@ struct KernelTests {
         let fused = try! #require(conv.fusingResidual(2, activation: c.addActivation, output: 3))
         #expect(fused.inputs == [0, 2] && fused.output == 3)
         var output: [Float] = []
-        Self.withKernels(vectorPath: path.vector, threads: path.threads) { output = Self.run(fused, inputs: [input, skip]) }
+        try KernelPaths.with(path.kernels, threads: path.threads) { output = Self.run(fused, inputs: [input, skip]) }
         let tolerance: Float = c.inChannels > 500 ? 5e-4 : 1e-4
         #expect(maximumAbsoluteDifference(output, expected) < tolerance)
     }
@@ -152,8 +150,8 @@ struct KernelTests {
 
     /// The banded pointwise + depthwise op equals the reference expansion, then the reference
     /// depthwise convolution, for bands of one row up to the whole map.
-    @Test(arguments: expandDepthwiseCases, [(true, 1), (false, 1), (true, 2), (false, 2)])
-    func expandDepthwiseMatchesReference(_ c: ExpandDepthwiseCase, path: (vector: Bool, threads: Int)) throws {
+    @Test(arguments: expandDepthwiseCases, KernelPaths.withThreads)
+    func expandDepthwiseMatchesReference(_ c: ExpandDepthwiseCase, path: (kernels: KernelPath, threads: Int)) throws {
         var random = SeededRandom(seed: c.seed)
         let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
         let input = random.floats(shape.elementCount, in: -3...3)
@@ -177,7 +175,7 @@ struct KernelTests {
         #expect(fused.inputs == [0] && fused.output == 2)
         var output = [Float](repeating: .nan, count: depthwise.outputShape.elementCount)
         var scratch = [Float](repeating: .nan, count: fused.scratchCount)
-        Self.withKernels(vectorPath: path.vector, threads: path.threads) {
+        try KernelPaths.with(path.kernels, threads: path.threads) {
             input.withUnsafeBufferPointer { input in
                 output.withUnsafeMutableBufferPointer { output in
                     scratch.withUnsafeMutableBufferPointer { scratch in
@@ -191,8 +189,8 @@ struct KernelTests {
 
     /// Two threads split the work but every output element is computed by one thread in the same
     /// order as with one, so results are bitwise identical; repeated to shake out pool races.
-    @Test(arguments: [true, false])
-    func twoThreadsGiveIdenticalResults(vectorPath: Bool) {
+    @Test(arguments: KernelPath.allCases)
+    func twoThreadsGiveIdenticalResults(path: KernelPath) throws {
         var random = SeededRandom(seed: 41)
         let shapes: [(FeatureMapShape, Int, Int, Int)] = [
             (.init(height: 56, width: 56, channels: 24), 144, 1, 1),    // pointwise, split by rows
@@ -210,10 +208,10 @@ struct KernelTests {
                 name: "conv", input: 0, output: 1, inputShape: shape, outChannels: outChannels, kernel: (k, k),
                 stride: (stride, stride), padding: k == 1 ? .none : padding, groups: groups, activation: .relu6, weights: weights, bias: bias)
             var single: [Float] = []
-            Self.withKernels(vectorPath: vectorPath, threads: 1) { single = Self.run(operation, inputs: [input]) }
+            try KernelPaths.with(path, threads: 1) { single = Self.run(operation, inputs: [input]) }
             for _ in 0..<20 {
                 var pair: [Float] = []
-                Self.withKernels(vectorPath: vectorPath, threads: 2) { pair = Self.run(operation, inputs: [input]) }
+                try KernelPaths.with(path, threads: 2) { pair = Self.run(operation, inputs: [input]) }
                 #expect(pair == single, "\(operation.kindDescription) \(shape)")
             }
         }
@@ -256,22 +254,22 @@ struct KernelTests {
         #expect(strategy(5, 1, 3, 6, 9) == .im2col)
     }
 
-    @Test(arguments: [7, 13, 127, 1000], [true, false])
-    func addAndActivationMatchReference(count: Int, vectorPath: Bool) {
-        cls_kernels_set_vector_path(vectorPath ? 1 : 0)
-        defer { cls_kernels_set_vector_path(1) }
+    @Test(arguments: [7, 13, 127, 1000], KernelPath.allCases)
+    func addAndActivationMatchReference(count: Int, path: KernelPath) throws {
         var random = SeededRandom(seed: UInt64(count))
         let a = random.floats(count, in: -8...8), b = random.floats(count, in: -8...8)
-        for activation in [Activation.none, .relu, .relu6] {
-            var output = [Float](repeating: .nan, count: count)
-            var unused: Float = 0
-            a.withUnsafeBufferPointer { a in
-                b.withUnsafeBufferPointer { b in
-                    AddOperation(name: "add", inputs: [0, 1], output: 2, count: count, activation: activation)
-                        .run(inputs: [a.baseAddress!, b.baseAddress!], output: &output, scratch: &unused)
+        try KernelPaths.with(path) {
+            for activation in [Activation.none, .relu, .relu6] {
+                var output = [Float](repeating: .nan, count: count)
+                var unused: Float = 0
+                a.withUnsafeBufferPointer { a in
+                    b.withUnsafeBufferPointer { b in
+                        AddOperation(name: "add", inputs: [0, 1], output: 2, count: count, activation: activation)
+                            .run(inputs: [a.baseAddress!, b.baseAddress!], output: &output, scratch: &unused)
+                    }
                 }
+                #expect(output == ReferenceKernels.add(a, b, activation: activation))
             }
-            #expect(output == ReferenceKernels.add(a, b, activation: activation))
         }
     }
 

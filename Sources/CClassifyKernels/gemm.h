@@ -1,0 +1,26 @@
+#ifndef CCLASSIFY_GEMM_H
+#define CCLASSIFY_GEMM_H
+// Internal: one call of cls_gemm_packed, shared by its AVX2/portable body (gemm.c) and its AVX-512
+// body (gemm_avx512.c). Both read the same packed weights (panels of 16 output channels).
+#include <stddef.h>
+
+enum { GEMM_PANEL = 16 };
+
+typedef struct {
+    size_t m, n, k, lda, ldc;
+    const float *a, *packed, *bias, *residual;
+    float *c;
+    float lower, upper, residual_lower, residual_upper;
+    size_t row_blocks, panels;
+    int m_tasks, n_tasks;
+    // Row blocks and panels per task unit: tasks cut the panels on multiples of panel_step.
+    size_t panel_step;
+} gemm_job;
+
+/// The AVX-512 task body: rows [row blocks of task], panels [of task], for a job planned with
+/// cls_gemm_avx512_plan.
+void cls_gemm_task_avx512(void *context, int task);
+/// Rows per register tile on the AVX-512 path (row_blocks = ceil(m / this)).
+enum { GEMM_AVX512_TILE_M = 6, GEMM_AVX512_PANELS = 4 };
+
+#endif
