@@ -18,6 +18,9 @@
 #include <immintrin.h>
 
 enum { ROWS = GEMM_AVX512_TILE_M, GROUP = GEMM_AVX512_PANELS, L2_CHUNK_BYTES = 96 * 1024 };
+#ifndef NARROW_STEP
+#define NARROW_STEP 1
+#endif
 
 CLS_INLINE __mmask16 columns_mask(int columns) {
     return columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1u);
@@ -112,7 +115,7 @@ CLS_AVX512 static void rect(const gemm_job *g, size_t block_begin, size_t block_
             const char *next = next_p < panel_end ? (const char *)(g->packed + next_p * g->k * GEMM_PANEL) : 0;
             const size_t next_np = next ? (panel_end - next_p < GROUP ? panel_end - next_p : GROUP) : 0;
             const size_t next_lines = g->k * next_np;  // 16 floats = one 64-byte line per k and panel
-            const size_t step = np <= 2 ? 2 : 1;
+            const size_t step = np <= 2 ? NARROW_STEP : 1;
             const size_t tiles = (chunk_end - chunk + step - 1) / step;
             for (size_t blk = chunk, t = 0; blk < chunk_end; blk += step, t++) {
                 const size_t last = blk + step < chunk_end ? blk + step : chunk_end;

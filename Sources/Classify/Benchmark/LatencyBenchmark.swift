@@ -26,6 +26,8 @@ public enum LatencyBenchmark {
             public var kind: String
             public var outputShape: String
             public var medianMilliseconds: Double
+            /// The fastest run: on a busy machine, the least disturbed.
+            public var minimumMilliseconds: Double
         }
     }
 
@@ -78,7 +80,8 @@ public enum LatencyBenchmark {
         }
         let layers = profileLayers ? graph.operations.enumerated().map { index, operation in
             Report.Layer(name: operation.name, kind: operation.kindDescription,
-                         outputShape: graph.shapes[operation.output].description, medianMilliseconds: median(perLayer[index]))
+                         outputShape: graph.shapes[operation.output].description, medianMilliseconds: median(perLayer[index]),
+                         minimumMilliseconds: perLayer[index].min() ?? 0)
         } : nil
         return Report(
             threads: threads, iterations: totals.count, medianMilliseconds: median(totals),

@@ -74,7 +74,7 @@ struct BenchCommand: AsyncParsableCommand {
                 "kernels": KernelPath.current.rawValue, "clock": clock,
             ]
             if let layers = report.layers {
-                object["layers"] = layers.map { ["name": $0.name, "kind": $0.kind, "output": $0.outputShape, "median_ms": $0.medianMilliseconds] }
+                object["layers"] = layers.map { ["name": $0.name, "kind": $0.kind, "output": $0.outputShape, "median_ms": $0.medianMilliseconds, "min_ms": $0.minimumMilliseconds] }
             }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
@@ -83,7 +83,8 @@ struct BenchCommand: AsyncParsableCommand {
         print(String(format: "model latency, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.2f ms, p90 %.2f ms, min %.2f ms; load + first inference %.1f ms",
                      KernelPath.current.rawValue as NSString, report.threads, report.iterations, clock as NSString, report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds, loadMilliseconds))
         for layer in report.layers ?? [] {
-            print(String(format: "%-24@ %-28@ %-12@ %7.3f ms", layer.name as NSString, layer.kind as NSString, layer.outputShape as NSString, layer.medianMilliseconds))
+            print(String(format: "%-24@ %-28@ %-12@ %7.3f ms (min %.3f)", layer.name as NSString, layer.kind as NSString,
+                         layer.outputShape as NSString, layer.medianMilliseconds, layer.minimumMilliseconds))
         }
     }
 

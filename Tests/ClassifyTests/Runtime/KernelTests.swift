@@ -27,7 +27,7 @@ struct KernelTests {
         .init(height: 13, width: 13, inChannels: 24, outChannels: 144, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 15),
         // AVX-512 tiles: groups of 1-4 panels of 16 with a partial last one, 12-row tiles for 1-2 panels, one row
         .init(height: 1, width: 11, inChannels: 5, outChannels: 24, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 61),
-        .init(height: 3, width: 5, inChannels: 33, outChannels: 56, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 62),
+        .init(height: 3, width: 5, inChannels: 33, outChannels: 88, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 62),
         .init(height: 7, width: 7, inChannels: 40, outChannels: 100, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 63),
         .init(height: 1, width: 1, inChannels: 1280, outChannels: 1000, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 64),
         // depthwise 3x3 and 5x5, stride 1 and 2; channels 29 = 16 + 8 + 5 exercise every tile width
