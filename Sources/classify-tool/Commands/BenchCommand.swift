@@ -61,10 +61,11 @@ struct BenchCommand: AsyncParsableCommand {
             return
         }
         let directory = try modelOptions.modelDirectory()
-        let loadMilliseconds = try LatencyBenchmark.measureLoad(directory: directory)
+        let timing = LatencyBenchmark.Clock(rawValue: clock) ?? .wall
+        let loadMilliseconds = try LatencyBenchmark.measureLoad(directory: directory, clock: timing)
         let model = try ImageClassifierModel(contentsOf: directory)
         var report = LatencyBenchmark.run(model: model, threads: threads, iterations: iterations, profileLayers: layers,
-                                           clock: LatencyBenchmark.Clock(rawValue: clock) ?? .wall)
+                                           clock: timing)
         report.loadMilliseconds = loadMilliseconds
         if json {
             var object: [String: Any] = [
