@@ -46,8 +46,12 @@ public struct ImageFileWalker: Sequence, Sendable {
     /// Glob patterns (`fnmatch`, e.g. `*.tmp`, `*/cache/*`); an entry is skipped when its name or its
     /// full path matches one.
     public var excludes: [String] = []
-    /// Lowercase extensions yielded inside folders.
-    public var extensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png"]
+    /// Lowercase extensions yielded inside folders: every format ``ImageDecoder`` reads (the
+    /// format itself is then recognised from the bytes).
+    public var extensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "gif",
+        "dng", "cr2", "cr3", "nef", "nrw", "arw", "srf", "sr2", "orf", "rw2", "raf", "pef", "srw", "x3f",
+    ]
 
     public init(roots: [URL], includeHidden: Bool = false, excludes: [String] = []) {
         self.roots = roots.map(\.path)
