@@ -54,7 +54,7 @@ struct IndexCommand: AsyncParsableCommand {
     func run() async throws {
         verbosity.apply()
         let roots = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        for (root, given) in zip(roots, folders) where !FileManager.default.fileExists(atPath: root) {
+        for (root, given) in zip(roots, folders) where !RawPath.exists(root) {
             Terminal.error("error: \(given) does not exist")
             throw ExitCode(ToolExit.failure)
         }
@@ -84,12 +84,15 @@ struct IndexCommand: AsyncParsableCommand {
         let indexer = FolderIndexer(index: index, classifier: classifier)
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = batchSize
+        if Terminal.verbose {
+            options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
+        }
 
         // For the status line's total and ETA only: count the image files beside the run.
         let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
             guard showsProgress else { return }
             var count = 0
-            for _ in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
+            for case .file in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
                 count += 1
                 if count % 1024 == 0 && Task.isCancelled { return }
             }
@@ -122,6 +125,10 @@ struct IndexCommand: AsyncParsableCommand {
         Terminal.out(String(format: "%@ %.1f s: %d new, %d updated, %d moved, %d copied, %d touched, %d unchanged, %d removed, %d failed",
                             verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
                             summary.unchanged, summary.removed, summary.failed))
+        if report.skippedNonImages > 0 {
+            let files = report.skippedNonImages == 1 ? "1 file" : "\(report.skippedNonImages) files"
+            Terminal.out("skipped \(files) that \(report.skippedNonImages == 1 ? "is" : "are") not images (no image extension or signature)\(Terminal.verbose ? "" : "; --verbose lists them")")
+        }
         if !report.failures.isEmpty {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"
             Terminal.out("failed (\(shown)):")

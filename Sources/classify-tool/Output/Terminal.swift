@@ -1,32 +1,47 @@
+import ClassifySupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Writing to stdout and stderr: results on stdout, diagnostics on stderr.
+///
+/// Lines may hold paths in `RawPath` form; they are written as the bytes they stand for, so a
+/// file name that is not UTF-8 is printed exactly as the file system has it and a script reading
+/// the output reaches the file.
 enum Terminal {
     nonisolated(unsafe) static var quiet = false
     nonisolated(unsafe) static var verbose = false
 
     static func out(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        FileHandle.standardOutput.write(Data(RawPath.bytes(of: line + "\n")))
+    }
+
+    /// `record` followed by `terminator` (a NUL for `-0` output), as raw bytes.
+    static func out(_ record: String, terminator: UInt8) {
+        FileHandle.standardOutput.write(Data(RawPath.bytes(of: record) + [terminator]))
+    }
+
+    /// JSON text (from JSONSerialization) on one line, paths escaped as `RawPath.jsonEscaped` says.
+    static func json(_ data: Data) {
+        out(RawPath.jsonEscaped(String(decoding: data, as: UTF8.self)))
     }
 
     /// A diagnostic, unless `--quiet`.
     static func note(_ line: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(of: line + "\n")))
     }
 
     /// An error, always shown.
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(of: line + "\n")))
     }
 
     /// Detail shown only with `--verbose`.
     static func debug(_ line: String) {
         guard verbose else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(of: line + "\n")))
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
