@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -20,7 +21,8 @@ import Darwin
 ///
 /// Where a path leaves the program it turns back into bytes: system calls take
 /// ``withCString(_:_:)``, output meant for scripts takes ``bytes(of:)``, JSON takes
-/// ``jsonEscaped(_:)`` (PEP 383 surrogate escapes), and a person reads ``displayed(_:)``.
+/// ``portableJSON(_:)`` (readable text plus the exact bytes in base64), and a person reads
+/// ``displayed(_:)``.
 ///
 /// ```swift
 /// let path = RawPath.string(fromBytes: Array("/photos/caf".utf8) + [0xE9] + Array(".jpg".utf8))
@@ -144,31 +146,48 @@ public enum RawPath {
         return String(decoding: bytes(of: path), as: UTF8.self)
     }
 
-    /// `json`, JSON text whose strings may hold paths, with every escaped byte written as a lone
-    /// surrogate escape `\udc80`...`\udcff` (Python's `surrogateescape`, PEP 383): valid JSON text
-    /// that round-trips, since no UTF-8 text can produce a lone surrogate. In Python,
-    /// `os.fsencode(json.loads(text)["path"])` gives the file's bytes; JavaScript keeps the escapes
-    /// in its strings. Text without escaped bytes is returned as it is.
+    /// JSON from `JSONSerialization` or `JSONEncoder` made safe for every JSON reader: each string
+    /// value holding a path whose name is not UTF-8 becomes its ``displayed(_:)`` text, and a
+    /// sibling key `<key>Bytes` holds the exact bytes in base64 (so `"path"` gets `"pathBytes"`).
+    /// A reader takes `pathBytes` when present, else `path`: in Python,
+    /// `base64.b64decode(r["pathBytes"]) if "pathBytes" in r else os.fsencode(r["path"])` reaches
+    /// the file. JSON without such paths (nearly all) is returned as it is. The text is rewritten
+    /// with sorted keys and unescaped slashes, as the callers write it.
     ///
     /// ```swift
-    /// let line = RawPath.jsonEscaped(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+    /// let portable = try RawPath.portableJSON(JSONSerialization.data(withJSONObject: object))
     /// ```
-    public static func jsonEscaped(_ json: String) -> String {
-        guard json.utf8.contains(escapeLeadByte) else { return json }
-        var result = String.UnicodeScalarView()
-        for scalar in json.unicodeScalars {
-            if scalar.value >= firstEscape {
-                result.append(contentsOf: "\\udc".unicodeScalars)
-                result.append(contentsOf: hexDigits(UInt8(scalar.value - escapeBase)).unicodeScalars)
-            } else {
-                result.append(scalar)
-            }
-        }
-        return String(result)
+    public static func portableJSON(_ data: Data) throws -> Data {
+        guard data.contains(escapeLeadByte) else { return data }
+        let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        return try JSONSerialization.data(withJSONObject: portableJSONObject(object), options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
     }
 
-    private static func hexDigits(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef".unicodeScalars)
-        return String(String.UnicodeScalarView([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]))
+    /// The object tree of ``portableJSON(_:)``: dictionaries get `<key>Bytes` beside string values
+    /// that hold escaped bytes; a string elsewhere (in an array, at the top) is only displayed.
+    ///
+    /// ```swift
+    /// let safe = RawPath.portableJSONObject(["path": path])
+    /// ```
+    public static func portableJSONObject(_ value: Any) -> Any {
+        switch value {
+        case let dictionary as [String: Any]:
+            var result: [String: Any] = [:]
+            for (key, value) in dictionary {
+                if let text = value as? String, text.utf8.contains(escapeLeadByte) {
+                    result[key] = displayed(text)
+                    result[key + "Bytes"] = Data(bytes(of: text)).base64EncodedString()
+                } else {
+                    result[key] = portableJSONObject(value)
+                }
+            }
+            return result
+        case let array as [Any]:
+            return array.map(portableJSONObject)
+        case let text as String:
+            return displayed(text)
+        default:
+            return value
+        }
     }
 }

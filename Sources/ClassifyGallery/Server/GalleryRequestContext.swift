@@ -4,8 +4,8 @@ import Hummingbird
 
 /// The gallery's per-request context: when the request arrived (for the query time shown on the
 /// search page and the `Server-Timing` header) and a JSON encoder that writes what the command
-/// line's `--format json` writes (sorted keys, unescaped slashes, ISO 8601 dates, paths with
-/// `RawPath.jsonEscaped`'s surrogate escapes).
+/// line's `--format json` writes (sorted keys, unescaped slashes, ISO 8601 dates, a name that is
+/// not UTF-8 with its bytes in base64 beside it: `RawPath.portableJSON`).
 ///
 /// ```swift
 /// let router = Router(context: GalleryRequestContext.self)
@@ -34,13 +34,10 @@ enum GalleryJSON {
         return encoder
     }
 
-    /// `value` as JSON; a path whose name is not UTF-8 keeps its bytes as `\udcXX` escapes
-    /// (`RawPath.jsonEscaped`), as the command line writes it.
+    /// `value` as JSON; a path whose name is not UTF-8 is readable text in `path` with the exact
+    /// bytes in base64 in `pathBytes` (`RawPath.portableJSON`), as the command line writes it.
     static func encode(_ value: some Encodable) throws -> Data {
-        let data = try encoder.encode(value)
-        let text = String(decoding: data, as: UTF8.self)
-        let escaped = RawPath.jsonEscaped(text)
-        return escaped == text ? data : Data(escaped.utf8)
+        try RawPath.portableJSON(encoder.encode(value))
     }
 
     /// Writes handlers' `Encodable` results as JSON responses with ``GalleryJSON/encode(_:)``.

@@ -75,6 +75,6 @@ struct DuplicatesCommand: ParsableCommand {
     }
 
     private func printJSON(_ value: Any) throws {
-        Terminal.json(try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
+        try Terminal.json(JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 }

@@ -22,9 +22,9 @@ struct SearchCommand: ParsableCommand {
             classified image. Prints one path per line (pipe it to other tools),
             as the bytes the file system has; -0 ends each path with a NUL instead,
             for names that hold a newline (like find -print0: search dog -0 | xargs
-            -0 ls). --format json adds scores, sizes and labels; a name that is not
-            UTF-8 has its other bytes as \\udc80-\\udcff escapes (Python's
-            surrogateescape). The result count goes to stderr.
+            -0 ls). --format json adds scores, sizes and labels; for a name that
+            is not UTF-8, "path" is readable text and "pathBytes" the exact bytes
+            in base64. The result count goes to stderr.
 
             Examples:
               classify-tool search dog
@@ -119,7 +119,7 @@ struct SearchCommand: ParsableCommand {
                 "results": hits,
                 "facets": result.facets.map { ["identifier": $0.identifier, "displayName": $0.displayName, "count": $0.count] },
             ]
-            Terminal.json(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         }
     }
 

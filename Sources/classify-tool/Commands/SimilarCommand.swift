@@ -80,7 +80,7 @@ struct SimilarCommand: ParsableCommand {
                     return object
                 },
             ]
-            Terminal.json(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         }
     }
 }

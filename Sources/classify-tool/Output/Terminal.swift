@@ -22,9 +22,10 @@ enum Terminal {
         FileHandle.standardOutput.write(Data(RawPath.bytes(of: record) + [terminator]))
     }
 
-    /// JSON text (from JSONSerialization) on one line, paths escaped as `RawPath.jsonEscaped` says.
-    static func json(_ data: Data) {
-        out(RawPath.jsonEscaped(String(decoding: data, as: UTF8.self)))
+    /// JSON text (from JSONSerialization) on one line; a path whose name is not UTF-8 is shown
+    /// readably with its exact bytes beside it (`RawPath.portableJSON`).
+    static func json(_ data: Data) throws {
+        out(String(decoding: try RawPath.portableJSON(data), as: UTF8.self))
     }
 
     /// A diagnostic, unless `--quiet`.
