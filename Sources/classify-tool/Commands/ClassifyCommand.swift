@@ -75,7 +75,7 @@ struct ClassifyCommand: AsyncParsableCommand {
         if let footer = renderer.footer { Terminal.out(footer) }
         let skippedCount = skipped.withLock { $0 }
         if skippedCount > 0 {
-            Terminal.note("skipped \(skippedCount == 1 ? "1 file that is" : "\(skippedCount) files that are") not images (no image extension or signature)\(Terminal.verbose ? "" : "; --verbose lists them")")
+            Terminal.note(Terminal.skippedSummary(skippedCount))
         }
         if count == 0 {
             Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")

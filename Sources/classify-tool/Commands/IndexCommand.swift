@@ -125,10 +125,7 @@ struct IndexCommand: AsyncParsableCommand {
         Terminal.out(String(format: "%@ %.1f s: %d new, %d updated, %d moved, %d copied, %d touched, %d unchanged, %d removed, %d failed",
                             verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
                             summary.unchanged, summary.removed, summary.failed))
-        if report.skippedNonImages > 0 {
-            let files = report.skippedNonImages == 1 ? "1 file" : "\(report.skippedNonImages) files"
-            Terminal.out("skipped \(files) that \(report.skippedNonImages == 1 ? "is" : "are") not images (no image extension or signature)\(Terminal.verbose ? "" : "; --verbose lists them")")
-        }
+        if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"
             Terminal.out("failed (\(shown)):")

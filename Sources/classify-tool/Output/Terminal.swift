@@ -28,6 +28,13 @@ enum Terminal {
         out(String(decoding: try RawPath.portableJSON(data), as: UTF8.self))
     }
 
+    /// The summary line for files passed over as not images, e.g. `skipped 3 files that are not
+    /// images (no image extension or signature); --verbose lists them`.
+    static func skippedSummary(_ count: Int) -> String {
+        let files = count == 1 ? "1 file that is not an image" : "\(count) files that are not images"
+        return "skipped \(files) (no image extension or signature)\(verbose ? "" : "; --verbose lists them")"
+    }
+
     /// A diagnostic, unless `--quiet`.
     static func note(_ line: String) {
         guard !quiet else { return }
