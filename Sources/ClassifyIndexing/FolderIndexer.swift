@@ -39,6 +39,7 @@ public struct FolderIndexer: Sendable {
         public var planChunkSize = 256
         /// Called (from the walk) with each file passed over as not an image: no image extension
         /// and no image signature. ``Report/skippedNonImages`` counts them either way.
+        /// Usage: `options.skippedFile = { path in print("not an image:", path) }`
         public var skippedFile: (@Sendable (String) -> Void)?
 
         public init(roots: [String], jobs: Int? = nil, includeHidden: Bool = false, excludes: [String] = []) {
@@ -90,6 +91,7 @@ public struct FolderIndexer: Sendable {
         /// The first failures (up to `failureSampleLimit`); `summary.failed` counts them all.
         public var failures: [Failure] = []
         /// Files in the folders passed over as not images (see ``Options/skippedFile``).
+        /// Usage: `print("\(report.skippedNonImages) files skipped")`
         public var skippedNonImages = 0
         /// True when the run was cancelled: nothing was removed, and the next run resumes.
         public var interrupted = false

@@ -48,11 +48,13 @@ public struct ImageFileWalker: Sequence, Sendable {
         case problem(path: String, reason: String)
         /// A file inside a folder that is not an image (neither by extension nor by its first
         /// bytes); only when ``ImageFileWalker/reportsSkipped``.
+        /// Usage: `if case .skipped(let path) = entry { print("not an image:", path) }`
         case skipped(path: String)
     }
 
     /// The extensions (lowercase) of the files looked at as images inside folders: JPEG, PNG,
     /// HEIF/HEIC, AVIF, WebP, TIFF, GIF and camera RAW formats.
+    /// Usage: `ImageFileWalker.imageExtensions.contains("heic")`
     public static let imageExtensions: Set<String> = [
         "jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "gif",
         "dng", "cr2", "cr3", "nef", "nrw", "arw", "srf", "sr2", "orf", "rw2", "raf", "pef", "srw", "x3f",
@@ -66,9 +68,11 @@ public struct ImageFileWalker: Sequence, Sendable {
     public var excludes: [String] = []
     /// Lowercase extensions yielded inside folders.
     public var extensions: Set<String> = Self.imageExtensions
-    /// Whether files without an image extension are opened to look for an image signature.
+    /// Whether files without an image extension are opened to look for an image signature
+    /// (at most 64 bytes read, never blocking). Usage: `walker.detectsSignatures = false`
     public var detectsSignatures = true
     /// Whether non-image files inside folders are yielded as `.skipped`.
+    /// Usage: `var walker = ImageFileWalker(paths: roots); walker.reportsSkipped = true`
     public var reportsSkipped = false
 
     /// Usage: `ImageFileWalker(roots: [URL(fileURLWithPath: "Pictures")])`

@@ -60,6 +60,7 @@ struct ClassifyCommand: AsyncParsableCommand {
             switch entry {
             case .file(let file): return Result { () throws(ClassificationError) in try classifier.classify(contentsOf: URL(fileURLWithPath: file.path)) }
             case .problem(_, let reason): return .failure(ClassificationError(stage: .read, reason: reason))
+            // Filtered out above; never reaches the pipeline.
             case .skipped: return .failure(ClassificationError(stage: .read, reason: "not an image"))
             }
         }, consume: { entry, result in
