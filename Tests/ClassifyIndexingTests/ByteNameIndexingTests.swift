@@ -33,6 +33,8 @@ struct ByteNameIndexingTests {
         try FileManager.default.copyItem(at: photos.appending(path: "rocket.jpg"), to: folder.appending(path: "IMG_0002"))
         try Data("not an image".utf8).write(to: folder.appending(path: "garbage.heic"))
         try Data("a note".utf8).write(to: folder.appending(path: "notes.txt"))
+        // No extension, but a JPEG 2000 signature: an image this tool cannot read, a failed row.
+        try Data([0xFF, 0x4F, 0xFF, 0x51, 0, 0x2F] + [UInt8](repeating: 0, count: 64)).write(to: folder.appending(path: "scan-0001"))
     }
 
     /// Writes `source`'s bytes to the raw path `destination`.
@@ -55,7 +57,7 @@ struct ByteNameIndexingTests {
         let skipped = Locked<[String]>([])
         let report = try await run(skipped: skipped)
         #expect(report.new == 3, "the Latin-1 name, the newline name and the extension-less JPEG")
-        #expect(report.summary.failed == 1)
+        #expect(report.summary.failed == 2, "garbage.heic and the JPEG 2000 scan")
         #expect(report.skippedNonImages == 1)
         #expect(skipped.withLock { $0 } == [folder.appending(path: "notes.txt").path])
 
@@ -69,14 +71,17 @@ struct ByteNameIndexingTests {
         #expect(try index.image(atPath: folder.appending(path: "IMG_0002").path)?.hasFeaturePrint == true)
     }
 
-    @Test func anImageExtensionWithoutAnImageIsAFailedRow() async throws {
+    @Test func anImageExtensionWithoutAnImageAndAnUnreadableImageAreFailedRows() async throws {
         let report = try await run()
-        let failure = try #require(report.failures.first)
-        #expect(failure.path == folder.appending(path: "garbage.heic").path)
-        #expect(failure.stage == "decode")
-        #expect(!failure.reason.isEmpty)
+        let failures = Dictionary(uniqueKeysWithValues: report.failures.map { ($0.path, $0) })
+        let garbage = try #require(failures[folder.appending(path: "garbage.heic").path])
+        #expect(garbage.stage == "decode")
+        #expect(garbage.reason.hasPrefix("The data is not an image"))
+        let scan = try #require(failures[folder.appending(path: "scan-0001").path])
+        #expect(scan.stage == "decode")
+        #expect(scan.reason.contains("JPEG 2000"), "\(scan.reason)")
         let failed = try index.search("failed")
-        #expect(failed.hits.map(\.path) == [folder.appending(path: "garbage.heic").path])
+        #expect(Set(failed.hits.map(\.path)) == [folder.appending(path: "garbage.heic").path, folder.appending(path: "scan-0001").path])
     }
 
     @Test func aMovedFileWithAByteNameKeepsItsLabels() async throws {

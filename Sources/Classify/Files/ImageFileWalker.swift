@@ -10,9 +10,10 @@ import Darwin
 /// listing whole trees (so memory does not grow with the folder).
 ///
 /// Folders are searched recursively. Inside folders a file is an image when its extension is one
-/// of ``imageExtensions`` (any case), or, when it has none of them, when its first bytes are the
-/// signature of a format the decoder knows (``ImageFormat/init(leadingBytes:)``; only regular
-/// files are opened for this, never blocking). Files named explicitly are always yielded, since
+/// of ``imageExtensions`` (any case), or, when it has none of them, when its first bytes are an
+/// image signature (``ImageSignature``: a format the decoder reads, or one it recognises but cannot
+/// read, which then fails with a sentence naming it; only regular files are opened for this,
+/// never blocking). Files named explicitly are always yielded, since
 /// the format is detected from the bytes. Any other file is a non-image: yielded as `.skipped`
 /// when ``reportsSkipped`` (for counts and `--verbose` listings), else passed over. Hidden entries
 /// (names starting with `.`) and entries matching ``excludes`` are passed over unless asked for.
@@ -195,17 +196,19 @@ public struct ImageFileWalker: Sequence, Sendable {
             return walker.extensions.contains(String(decoding: suffix, as: UTF8.self).lowercased())
         }
 
-        /// True when the regular file at `path` starts like an image the decoder knows. Opened
+        /// True when the regular file at `path` starts like an image (``ImageSignature``). Opened
         /// non-blocking (a FIFO swapped in cannot hang the walk); unreadable counts as no.
         private func hasImageSignature(_ path: [UInt8]) -> Bool {
             guard walker.detectsSignatures else { return false }
             let descriptor = Self.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
             guard descriptor >= 0 else { return false }
             defer { close(descriptor) }
-            var leading = [UInt8](repeating: 0, count: 64)
+            var leading = [UInt8](repeating: 0, count: ImageSignature.sniffLength)
             let count = leading.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
             guard count > 0 else { return false }
-            return ImageFormat(leadingBytes: Array(leading.prefix(count))) != nil
+            // Formats recognised but not read (JPEG 2000, ...) count too: they become failed rows
+            // that say so, rather than vanishing.
+            return ImageSignature(leadingBytes: Array(leading.prefix(count))) != nil
         }
     }
 }

@@ -109,6 +109,8 @@ struct ImageFileWalkerTests {
         let photo = try Data(contentsOf: Bundle.module.url(forResource: "cat-chelsea", withExtension: "jpg", subdirectory: "Fixtures/photos")!)
         try photo.write(to: scratch.url.appendingPathComponent("IMG_0001"))          // no extension
         try photo.write(to: scratch.url.appendingPathComponent("cat.jpg.bak"))       // an unknown one
+        // A JPEG 2000 codestream: an image the decoder cannot read, so it must fail saying so.
+        try Data([0xFF, 0x4F, 0xFF, 0x51, 0, 0x2F]).write(to: scratch.url.appendingPathComponent("scan-0001"))
         try scratch.write("notes.txt", "a note")
         try scratch.write("README", "")
         try scratch.write("video.mp4", "\0\0\0\u{18}ftypmp42")
@@ -116,7 +118,7 @@ struct ImageFileWalkerTests {
         var walker = ImageFileWalker(paths: [scratch.path])
         walker.reportsSkipped = true
         let found = Self.summary(Array(walker), root: scratch.path)
-        var expected: [String: String] = ["IMG_0001": "file", "cat.jpg.bak": "file"]
+        var expected: [String: String] = ["IMG_0001": "file", "cat.jpg.bak": "file", "scan-0001": "file"]
         for (number, ext) in ImageFileWalker.imageExtensions.sorted().enumerated() {
             expected["photo-\(number).\(number % 2 == 0 ? ext.uppercased() : ext)"] = "file"
         }
