@@ -67,7 +67,8 @@ public struct ImageFileWalker: Sequence, Sendable {
     /// Glob patterns (`fnmatch`, e.g. `*.tmp`, `*/cache/*`); an entry is skipped when its name or its
     /// full path matches one.
     public var excludes: [String] = []
-    /// Lowercase extensions yielded inside folders.
+    /// Lowercase extensions yielded inside folders: every format ``ImageDecoder`` reads (the
+    /// format itself is then recognised from the bytes).
     public var extensions: Set<String> = Self.imageExtensions
     /// Whether files without an image extension are opened to look for an image signature
     /// (at most 64 bytes read, never blocking). Usage: `walker.detectsSignatures = false`
