@@ -92,7 +92,7 @@ struct IndexCommand: AsyncParsableCommand {
         let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
             guard showsProgress else { return }
             var count = 0
-            for case .file in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
+            for _ in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
                 count += 1
                 if count % 1024 == 0 && Task.isCancelled { return }
             }
