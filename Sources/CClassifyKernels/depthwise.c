@@ -17,9 +17,6 @@
 // channel blocks are ordered differs for 3x3 and 5x5 windows (see dw_rows). The AVX-512 variant
 // (depthwise_avx512.c) takes the same job and split.
 
-#ifndef DW_GROUP_BYTES
-#define DW_GROUP_BYTES (16 * 1024)
-#endif
 
 
 // One output pixel, channels [c0, c1), every tap checked against the input bounds.
@@ -157,11 +154,7 @@ CLS_INLINE void dw_rows(const dw_job *j, const int KW, const int S, int oy0, int
     // 1-pixel tiles. 3x3 windows reuse less, so they sweep all channels per tile (contiguous,
     // prefetcher-friendly), with 1-pixel tiles for the rest of the interior and dw_pixel for the
     // one border column on each side; measured faster for them.
-    int group = c_vec_end - c0;
-    if (KW >= 5) {
-        group = (int)(DW_GROUP_BYTES / ((size_t)KH * j->in_w * sizeof(float))) / 16 * 16;
-        if (group < 16) group = 16;
-    }
+    const int group = dw_channel_group(j, c_vec_end - c0);
     for (int g0 = c0; g0 < c_vec_end; g0 += group) {
         const int g1 = g0 + group < c_vec_end ? g0 + group : c_vec_end;
         for (int oy = oy0; oy < oy1; oy++) {

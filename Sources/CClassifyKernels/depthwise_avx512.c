@@ -15,9 +15,6 @@
 #include <immintrin.h>
 #include <stddef.h>
 
-#ifndef DW_GROUP_BYTES
-#define DW_GROUP_BYTES (16 * 1024)
-#endif
 
 CLS_INLINE __mmask16 channels_mask(int channels) {
     return channels >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << channels) - 1u);
@@ -97,11 +94,7 @@ CLS_AVX512 CLS_INLINE void rows(const dw_job *j, const int KW, const int S, int 
             for (int ox = 0; ox < j->out_w; ox++) pixel(j, oy, ox, c0, c1);
         return;
     }
-    int group = c1 - c0;
-    if (KW >= 5) {
-        group = (int)(DW_GROUP_BYTES / ((size_t)KH * j->in_w * sizeof(float))) / 16 * 16;
-        if (group < 16) group = 16;
-    }
+    const int group = dw_channel_group(j, c1 - c0);
     for (int g0 = c0; g0 < c1; g0 += group) {
         const int g1 = g0 + group < c1 ? g0 + group : c1;
         for (int oy = oy0; oy < oy1; oy++) {
