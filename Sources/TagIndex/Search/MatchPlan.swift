@@ -91,7 +91,8 @@ struct MatchPlanner {
         var seen: Set<Int64> = []
         for root in roots {
             for label in taxonomy.descendantsOrSelf(root) where seen.insert(label).inserted {
-                guard let calibrated = calibration.threshold(for: taxonomy.curves[label]) else { continue }
+                // Labels the filter never passes still match at confidence 1: a person added them.
+                let calibrated = calibration.thresholdKeepingCorrections(for: taxonomy.curves[label])
                 labels.append((label, max(threshold, StorageFormat.quantize(calibrated))))
             }
         }

@@ -171,10 +171,10 @@ struct Searcher {
         guard let calibration = query.calibration else { return nil }
         let floor = StorageFormat.threshold(query.minimumConfidence)
         var thresholds: [Int64: Int] = [:]
-        for (label, curve) in taxonomy.curves {
-            if let threshold = calibration.threshold(for: curve) {
-                thresholds[label] = max(floor, StorageFormat.quantize(threshold))
-            }
+        // Every label: one the filter never passes still passes at confidence 1 (a person added it).
+        for label in taxonomy.labels.keys {
+            let threshold = calibration.thresholdKeepingCorrections(for: taxonomy.curves[label])
+            thresholds[label] = max(floor, StorageFormat.quantize(threshold))
         }
         return thresholds
     }
