@@ -8,7 +8,7 @@ import GRDB
 /// database that lists a migration this version does not know was written by a
 /// newer TagIndex: ``TagIndex`` refuses it before touching the file.
 ///
-/// Tables (v3):
+/// Tables (v4):
 /// - `meta(key, value)`: taxonomy generation, model and fingerprint; the search vocabulary
 ///   (`vocabulary`: JSON, see ``VocabularyWord``).
 /// - `models(id, name, version)`: model stamps, unique by (name, version).
