@@ -36,11 +36,34 @@ let package = Package(
         .systemLibrary(
             name: "CClassifyPNG", path: "Sources/CClassifyPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CClassifyHEIF", path: "Sources/CClassifyHEIF", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
+            name: "CClassifyWebP", path: "Sources/CClassifyWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CClassifyTIFF", path: "Sources/CClassifyTIFF", pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]),
+        // giflib installs no pkg-config file on every distribution; its header is in /usr/include.
+        .systemLibrary(name: "CClassifyGIF", path: "Sources/CClassifyGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(
+            name: "CClassifyRaw", path: "Sources/CClassifyRaw", pkgConfig: "libraw_r",
+            providers: [.apt(["libraw-dev"])]),
 
         // MARK: C at the edges
         // libjpeg/libpng report errors with setjmp/longjmp; that never crosses a Swift frame,
-        // so all decoding calls live here and return an error code and message.
-        .target(name: "CClassifyCodecs", dependencies: ["CClassifyJPEG", "CClassifyPNG"]),
+        // so all decoding calls live here and return an error code and message. The other
+        // formats' libraries follow the same convention here: one C file per format.
+        .target(
+            name: "CClassifyCodecs",
+            dependencies: [
+                "CClassifyJPEG", "CClassifyPNG", "CClassifyHEIF", "CClassifyWebP", "CClassifyTIFF", "CClassifyGIF",
+                "CClassifyRaw",
+            ],
+            // giflib has no pkg-config file to carry its -l flag; the module map's `link` only
+            // reaches Swift importers, so the C target that calls it links it here.
+            linkerSettings: [.linkedLibrary("gif")]),
         // Hot loops compiled for AVX2+FMA per function, selected at run time.
         .target(name: "CClassifyKernels"),
 

@@ -157,8 +157,8 @@ struct HostileFolderIndexingTests {
         let root = folder.path
         #expect(try failedRows() == [
             root + "/empty.jpg": "read: The file is empty (0 bytes); it was probably not written or copied completely.",
-            root + "/text.jpg": "decode: The data is not a JPEG or PNG image; convert it to JPEG or PNG first.",
-            root + "/random.png": "decode: The data is not a JPEG or PNG image; convert it to JPEG or PNG first.",
+            root + "/text.jpg": "decode: The data is not an image in a format this tool reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF, GIF, camera raw); convert it to one of those first.",
+            root + "/random.png": "decode: The data is not an image in a format this tool reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF, GIF, camera raw); convert it to one of those first.",
             root + "/truncated.jpg": "decode: The image data ends too early (Premature end of JPEG file); the file was probably cut off while downloading or copying.",
             root + "/pipe.jpg": "read: The path is not a regular file (it is a directory, pipe, socket or device); pass the path of an image file.",
             root + "/dangling.jpg": "read: broken symbolic link (No such file or directory)",

@@ -1,11 +1,16 @@
 import Foundation
 
-/// Decodes JPEG and PNG images into upright 8-bit RGB pixels.
+/// Decodes JPEG, PNG, HEIC/HEIF, AVIF, WebP, TIFF, GIF and camera raw files (their embedded
+/// preview) into upright 8-bit RGB pixels.
 ///
-/// The format is recognised from the bytes. JPEGs can be decoded at 1/2, 1/4 or 1/8 size in
-/// the DCT domain when the caller only needs a minimum short side, which is much faster for
-/// large photos. EXIF orientation (JPEG APP1, PNG eXIf) is applied. Images whose header
-/// declares more than `maximumPixelCount` pixels are rejected before any large allocation.
+/// The format is recognised from the bytes (``ImageSignature``); each has its decoder in
+/// `Image/Formats/`. JPEGs (and camera raw previews) can be decoded at 1/2, 1/4 or 1/8 size
+/// in the DCT domain, and WebPs scaled by libwebp, when the caller only needs a minimum short
+/// side, which is much faster for large photos. Orientation (EXIF in JPEG, PNG and WebP, the
+/// TIFF tag, a raw file's flip, HEIF's irot/imir/clap) is applied; transparency is composited
+/// onto white; animations give their first frame, multi-page TIFFs their first page. Images
+/// whose header declares more than `maximumPixelCount` pixels are rejected before any large
+/// allocation.
 ///
 /// Usage:
 /// ```swift
@@ -25,11 +30,23 @@ public struct ImageDecoder: Sendable {
     /// Usage: `var decoder = ImageDecoder(); decoder.maximumPixelCount = 50_000_000`
     public init() {}
 
-    /// Decodes an in-memory JPEG or PNG (`Data`, `[UInt8]`, `UnsafeRawBufferPointer`, ...).
+    /// The formats this build can decode. HEIC and AVIF depend on the decoders the system's
+    /// libheif was built with (``ImageDecodingError/missingDecoder(_:)`` names a missing one);
+    /// the others are always here.
     ///
-    /// `minimumShortSide`: when set, a JPEG is decoded at the smallest of 1/8, 1/4, 1/2 and
-    /// full size whose shorter side is still at least this many pixels; PNGs always decode at
-    /// full size. nil decodes at full size.
+    /// Usage: `if !ImageDecoder.availableFormats.contains(.heif) { print("no HEIC decoder") }`
+    public static var availableFormats: Set<ImageFormat> {
+        var formats = Set(ImageFormat.allCases)
+        if !HEIFDecoding.hasDecoder { formats.remove(.heif) }
+        if !AVIFDecoding.hasDecoder { formats.remove(.avif) }
+        return formats
+    }
+
+    /// Decodes an in-memory image (`Data`, `[UInt8]`, `UnsafeRawBufferPointer`, ...).
+    ///
+    /// `minimumShortSide`: when set, a JPEG (or a raw file's JPEG preview) or WebP is decoded
+    /// at the smallest of 1/8, 1/4, 1/2 and full size whose shorter side is still at least this
+    /// many pixels; other formats decode at full size. nil decodes at full size.
     ///
     /// Usage: `let image = try decoder.decode(data, minimumShortSide: 256)`
     public func decode(
@@ -67,15 +84,14 @@ public struct ImageDecoder: Sendable {
     private func decodeBytes(
         _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?
     ) throws(ImageDecodingError) -> DecodedImage {
-        guard let format = ImageFormat(detectingIn: bytes) else { throw .unrecognizedFormat }
-        let decoded: UnorientedImage =
-            switch format {
-            case .jpeg:
-                try JPEGDecoding.decode(
-                    bytes, minimumShortSide: minimumShortSide, maximumPixelCount: maximumPixelCount)
-            case .png:
-                try PNGDecoding.decode(bytes, maximumPixelCount: maximumPixelCount)
-            }
-        return decoded.oriented()
+        switch ImageSignature(bytes: bytes) {
+        case .format(let format)?:
+            let request = DecodingRequest(minimumShortSide: minimumShortSide, maximumPixelCount: maximumPixelCount)
+            return try format.decoder.decode(bytes, request).oriented()
+        case .unsupported(let name)?:
+            throw .unsupportedFormat(name)
+        case nil:
+            throw .unrecognizedFormat
+        }
     }
 }

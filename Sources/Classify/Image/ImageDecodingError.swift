@@ -18,9 +18,20 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The file is larger than the decoder's read limit.
     /// Usage: `if case .fileTooLarge(let size, _) = error { print(size) }`
     case fileTooLarge(byteCount: Int, limit: Int)
-    /// The bytes are neither JPEG nor PNG (also for empty data, text and random bytes).
-    /// Usage: `if error == .unrecognizedFormat { skip(path) }`
+    /// The bytes are not an image in any format the decoder knows (also for empty data, text
+    /// and random bytes). Usage: `if error == .unrecognizedFormat { skip(path) }`
     case unrecognizedFormat
+    /// An image format that is recognised but not decoded (the payload names it: "JPEG 2000").
+    /// Usage: `if case .unsupportedFormat(let name) = error { print(name) }`
+    case unsupportedFormat(String)
+    /// The format is supported, but the system library was built without the decoder it needs
+    /// (a libheif without HEVC or AV1); the payload says which.
+    /// Usage: `if case .missingDecoder(let detail) = error { print(detail) }`
+    case missingDecoder(String)
+    /// A camera raw file without an embedded preview that can be classified (none, an
+    /// unextractable kind, or one too small); the payload says which.
+    /// Usage: `if case .noPreview(let detail) = error { print(detail) }`
+    case noPreview(String)
     /// The image data stops before the image is complete; the payload is the codec's detail.
     /// Usage: `if case .truncated = error { redownload(path) }`
     case truncated(String)
@@ -40,7 +51,8 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case .notRegularFile, .unreadable, .empty, .fileTooLarge:
             "read"
-        case .unrecognizedFormat, .truncated, .corrupt, .tooLarge, .unsupported:
+        case .unrecognizedFormat, .unsupportedFormat, .missingDecoder, .noPreview, .truncated, .corrupt, .tooLarge,
+            .unsupported:
             "decode"
         }
     }
@@ -58,7 +70,13 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .fileTooLarge(let byteCount, let limit):
             "The file is \(byteCount) bytes, more than the \(limit)-byte limit for images; use a smaller file."
         case .unrecognizedFormat:
-            "The data is not a JPEG or PNG image; convert it to JPEG or PNG first."
+            "The data is not an image in a format this tool reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF, GIF, camera raw); convert it to one of those first."
+        case .unsupportedFormat(let name):
+            "Unsupported format: \(name); convert it to JPEG, PNG, HEIC, WebP or TIFF to classify it."
+        case .missingDecoder(let detail):
+            "The decoder for this format is missing (\(detail)); install a libheif built with it (Debian's libheif1 has libde265 for HEIC and dav1d for AVIF) or convert the file to JPEG."
+        case .noPreview(let detail):
+            "The camera raw file has no usable embedded preview (\(detail)); export it as JPEG or TIFF from a raw converter to classify it."
         case .truncated(let detail):
             "The image data ends too early (\(detail)); the file was probably cut off while downloading or copying."
         case .corrupt(let detail):

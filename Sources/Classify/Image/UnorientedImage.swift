@@ -1,4 +1,4 @@
-/// What a codec produced, before the EXIF orientation is applied.
+/// What a format's decoder produced, before its orientation is applied.
 struct UnorientedImage: Sendable {
     var pixels: [UInt8]
     var width: Int
@@ -6,16 +6,16 @@ struct UnorientedImage: Sendable {
     /// Full-size dimensions from the header, in stored (not yet oriented) order.
     var fullWidth: Int
     var fullHeight: Int
+    /// `pixels` are 1/scaleDenominator of the full size (DCT or libwebp scaling), 1 otherwise.
     var scaleDenominator: Int
     var format: ImageFormat
-    /// EXIF data found in the file (JPEG APP1 or PNG eXIf), if any.
-    var exif: [UInt8]?
+    /// How the stored pixels must be turned to be upright (EXIF orientation, the TIFF tag,
+    /// a raw file's flip); identity when the codec already applied it (HEIF transforms).
+    var orientation: ImageOrientation
 
-    /// The upright image, with orientation taken from the EXIF data (identity without it).
+    /// The upright image.
     func oriented() -> DecodedImage {
-        let orientation = exif.map(ExifOrientationReader.orientation(in:)) ?? .identity
-        let upright = OrientationTransform.apply(
-            orientation, to: pixels, width: width, height: height)
+        let upright = OrientationTransform.apply(orientation, to: pixels, width: width, height: height)
         let (originalWidth, originalHeight) =
             orientation.swapsDimensions ? (fullHeight, fullWidth) : (fullWidth, fullHeight)
         return DecodedImage(

@@ -29,7 +29,7 @@ struct SQLFragment {
 ///   after `limit` rows;
 /// - several roots: an `IN` list over the same index, grouped by image;
 /// - calibrated: each label of the subtrees with its own threshold, on the
-///   label's own confidence;
+///   label's `best` (see ``Searcher`` for why `best` and not its own confidence);
 /// - AND: the operand with the fewest images drives, scanned in image order
 ///   (primary key) so that probes of the other operands' primary keys
 ///   (label_id, image_id) walk the B-tree forward; `CROSS JOIN` pins that order;
@@ -83,10 +83,9 @@ struct SQLCompiler {
         if let calibrated = match.calibrated {
             return SQLFragment(
                 """
-                SELECT o.image_id AS image_id, MAX(o.confidence) AS score
+                SELECT o.image_id AS image_id, MAX(o.best) AS score
                 FROM json_each(?) AS t CROSS JOIN observations AS o
                   ON o.label_id = (t.value ->> 0) AND o.best >= (t.value ->> 1)
-                 AND o.confidence >= (t.value ->> 1)
                 GROUP BY o.image_id
                 """, [Self.json(calibrated.map { [$0.labelID, Int64($0.threshold)] })])
         }

@@ -8,8 +8,9 @@ import GRDB
 /// postings (`label_postings`: ~250 rows for 400,000 images) into an array
 /// indexed by image id; AND, OR and NOT are element-wise, and the first page is
 /// a top-k over the result. A term much larger than what it is ANDed with is
-/// probed instead of scanned. Used for confidence-ordered queries with uniform
-/// thresholds and no file filters; others go through ``SQLCompiler``.
+/// probed instead of scanned. Used for confidence-ordered queries without file
+/// filters, uniform or calibrated (each label of a term read with its own
+/// threshold); others go through ``SQLCompiler``.
 ///
 /// Array values: 0 no match, 1...10_001 the quantized score + 1, `scoreless`
 /// for a match that carries no score (NOT, the universe).
@@ -29,8 +30,7 @@ struct DenseEvaluator {
     /// Whether this evaluator can answer `plan`.
     static func supports(_ plan: MatchPlan) -> Bool {
         switch plan {
-        case .labels(let match): match.calibrated == nil
-        case .all, .nothing: true
+        case .labels, .all, .nothing: true
         case .and(let children), .or(let children): children.allSatisfy(supports)
         case .not(let child): supports(child)
         }
@@ -40,7 +40,11 @@ struct DenseEvaluator {
         switch plan {
         case .labels(let match):
             var scores = [UInt16](repeating: 0, count: size)
-            for root in match.roots { try scan(root, threshold: match.threshold, into: &scores) }
+            if let calibrated = match.calibrated {
+                for (label, threshold) in calibrated { try scan(label, threshold: threshold, into: &scores) }
+            } else {
+                for root in match.roots { try scan(root, threshold: match.threshold, into: &scores) }
+            }
             return scores
         case .all:
             return try universe()
@@ -225,7 +229,9 @@ struct DenseEvaluator {
     }
 
     /// Counts, for the labels that can be among the `top` most frequent, the
-    /// matching images on which the label's `best` reaches `threshold`.
+    /// matching images on which the label's `best` reaches `threshold`, or, when
+    /// `calibrated` is given, the label's own threshold in it (labels absent from
+    /// it are never counted).
     ///
     /// Many matches: labels are read from their postings in decreasing image
     /// count; once `top` labels have counts above the next label's image count,
@@ -234,8 +240,13 @@ struct DenseEvaluator {
     /// `image_labels` in rowid order (~0.5 µs per match). Labels absent from the
     /// result are either zero or cannot reach the top.
     func facetCounts(
-        _ scores: [UInt16], threshold: Int, top: Int, scanPostingsAbove: Int = 50_000
+        _ scores: [UInt16], threshold: Int, calibrated: [Int64: Int]? = nil, top: Int,
+        scanPostingsAbove: Int = 50_000
     ) throws -> [Int64: Int] {
+        func required(for label: Int64) -> Int {
+            guard let calibrated else { return threshold }
+            return calibrated[label] ?? Int.max
+        }
         let matches = scores.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
         var counts: [Int64: Int] = [:]
         if matches > scanPostingsAbove {
@@ -253,6 +264,8 @@ struct DenseEvaluator {
                     let label: Int64 = row[0]
                     let bound: Int = row[1]
                     if best.count >= top, let lowest = best.first, lowest > bound { break }
+                    let threshold = required(for: label)
+                    guard threshold != Int.max else { continue }
                     var count = 0
                     try RawScan.forEachRow(statement, arguments: [label]) { handle in
                         Postings.forEach(block: RawScan.int(handle, 0), RawScan.blob(handle, 1)) { image, value in
@@ -267,6 +280,12 @@ struct DenseEvaluator {
                 }
             }
             return counts
+        }
+        // Per-label thresholds as an array for the hot loop (Int.max: never counted).
+        var thresholds = [Int](repeating: threshold, count: 4096)
+        if let calibrated {
+            thresholds = [Int](repeating: Int.max, count: 4096)
+            for (label, value) in calibrated where label >= 0 && label < thresholds.count { thresholds[Int(label)] = value }
         }
         var dense = [Int32](repeating: 0, count: 4096)
         // The ids, ascending, as one JSON parameter: SQLite walks them and
@@ -284,7 +303,9 @@ struct DenseEvaluator {
             """)
         try RawScan.forEachRow(statement, arguments: [String(decoding: json, as: UTF8.self)]) { handle in
             PackedLabels.forEach(RawScan.blob(handle, 0)) { labelID, best, _ in
-                guard best >= threshold else { return }
+                guard best >= (labelID < thresholds.count ? thresholds[labelID] : required(for: Int64(labelID))) else {
+                    return
+                }
                 if labelID < dense.count { dense[labelID] += 1 } else { counts[Int64(labelID), default: 0] += 1 }
             }
         }

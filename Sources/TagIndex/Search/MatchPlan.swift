@@ -35,7 +35,7 @@ struct LabelMatch {
     /// Quantized threshold for `roots`.
     var threshold: Int
     /// Calibrated: every label of the subtrees with its own quantized threshold,
-    /// compared on the label's own confidence. Labels that never pass are absent.
+    /// compared on the label's `best`. Labels that never pass are absent.
     var calibrated: [(labelID: Int64, threshold: Int)]?
     /// Sum of the roots' stored image counts.
     var estimate: Int

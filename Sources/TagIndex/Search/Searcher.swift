@@ -82,8 +82,8 @@ struct Searcher {
                 guard let data = Data.fromDatabaseValue(values[0]) else { return false }
                 return data.withUnsafeBytes { bytes in
                     var passed = false
-                    PackedLabels.forEach(bytes) { labelID, _, confidence in
-                        if let threshold = thresholds[Int64(labelID)], confidence >= threshold { passed = true }
+                    PackedLabels.forEach(bytes) { labelID, best, _ in
+                        if let threshold = thresholds[Int64(labelID)], best >= threshold { passed = true }
                     }
                     return passed
                 }
@@ -129,10 +129,12 @@ struct Searcher {
     }
 
     /// Boolean queries (and any query with facets) that ``DenseEvaluator``
-    /// supports: confidence order, uniform thresholds, no file filters. A single
-    /// term's first page stays in SQL, where it is one index range with a LIMIT.
+    /// supports: confidence order, no file filters. A single uncalibrated term's
+    /// first page stays in SQL, where it is one index range with a LIMIT; a
+    /// calibrated term is a union of every label of its subtree, each with its
+    /// own threshold, which SQL must group and sort, so it is dense even alone.
     static func prefersDenseEvaluation(_ plan: MatchPlan, _ query: Query) -> Bool {
-        guard query.engine == .automatic, query.sort == .confidence, query.calibration == nil, !query.filters.needsImageRow,
+        guard query.engine == .automatic, query.sort == .confidence, !query.filters.needsImageRow,
             query.expression != nil, DenseEvaluator.supports(plan)
         else { return false }
         if query.facetCount > 0 { return true }
@@ -148,7 +150,9 @@ struct Searcher {
         var facets: [Facet] = []
         if query.facetCount > 0 {
             let threshold = StorageFormat.threshold(query.minimumConfidence)
-            facets = facetList(try evaluator.facetCounts(scores, threshold: threshold, top: query.facetCount))
+            facets = facetList(
+                try evaluator.facetCounts(
+                    scores, threshold: threshold, calibrated: calibratedThresholdsByLabel(), top: query.facetCount))
         }
         let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
         return SearchPage(
@@ -167,6 +171,12 @@ struct Searcher {
     }
 
     /// Per-label calibrated thresholds (quantized), when the query is calibrated.
+    ///
+    /// Calibrated thresholds are compared with a label's `best` (the highest confidence in its
+    /// subtree), not with its own confidence. They are the same number for what the classifier
+    /// stores (a parent's confidence aggregates its children's, so it is at least each of
+    /// theirs), and `best` is what the postings and the primary-key index carry, so a
+    /// calibrated term reads the same compact postings as an uncalibrated one.
     private func calibratedThresholdsByLabel() -> [Int64: Int]? {
         guard let calibration = query.calibration else { return nil }
         let floor = StorageFormat.threshold(query.minimumConfidence)
@@ -227,8 +237,8 @@ struct Searcher {
     }
 
     /// Counts, over the whole result set, the labels that pass the query's
-    /// threshold (on `best`) or, when calibrated, their calibrated threshold (on
-    /// the label's own confidence), from the packed labels of each result.
+    /// threshold or, when calibrated, their calibrated threshold (both on `best`),
+    /// from the packed labels of each result.
     private func facets(_ resultSet: SQLFragment, calibrated: [Int64: Int]?) throws -> [Facet] {
         let sql = SQLFragment("SELECT packed FROM image_labels WHERE image_id IN (SELECT image_id FROM (")
             + resultSet + SQLFragment("))")
@@ -238,10 +248,10 @@ struct Searcher {
         var dense = [Int32](repeating: 0, count: 4096)
         while let packed = try cursor.next() {
             packed.withUnsafeBytes { bytes in
-                PackedLabels.forEach(bytes) { labelID, best, confidence in
+                PackedLabels.forEach(bytes) { labelID, best, _ in
                     let passes: Bool
                     if let calibrated {
-                        passes = calibrated[Int64(labelID)].map { confidence >= $0 } ?? false
+                        passes = calibrated[Int64(labelID)].map { best >= $0 } ?? false
                     } else {
                         passes = best >= threshold
                     }

@@ -30,7 +30,7 @@ extension Reliability {
         var walkProblems: Set<String> = []
         let unprivileged = ReliabilityProcess.canRunUnprivileged
 
-        static let notAnImage = "decode: The data is not a JPEG or PNG image; convert it to JPEG or PNG first."
+        static let notAnImage = "decode: The data is not an image in a format this tool reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF, GIF, camera raw); convert it to one of those first."
         static let truncatedJPEG = "decode: The image data ends too early (Premature end of JPEG file); the file was probably cut off while downloading or copying."
 
         init() throws {

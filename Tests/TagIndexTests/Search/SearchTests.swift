@@ -252,6 +252,12 @@ import Testing
             let fast = try fixture.index.search(automatic)
             let reference = try fixture.index.search(sql)
             #expect(fast == reference, "\(text)")
+            // Calibrated too: the dense engine reads each label's postings with its own threshold.
+            for calibration in [CalibratedFilter.highRecall, .highPrecision, .recall(0.5)] {
+                automatic.calibration = calibration
+                sql.calibration = calibration
+                #expect(try fixture.index.search(automatic) == fixture.index.search(sql), "\(text) \(calibration)")
+            }
         }
     }
 
@@ -268,6 +274,11 @@ import Testing
         query = Query(.word("dog"))
         query.sort = .path
         #expect(Searcher.prefersDenseEvaluation(.or([dog, cat]), query) == false)
+        // A calibrated term (each label of the subtree with its own threshold) is dense even alone.
+        let calibratedDog = MatchPlan.labels(LabelMatch(roots: [], threshold: 100, calibrated: [(1, 5000), (3, 3000)], estimate: 4))
+        query = Query(.word("dog"))
+        query.calibration = .highRecall
+        #expect(Searcher.prefersDenseEvaluation(calibratedDog, query) == true)
     }
 
     @Test func probingLargeOperandsAgreesWithSQL() throws {

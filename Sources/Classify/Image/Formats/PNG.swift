@@ -2,7 +2,13 @@ import CClassifyCodecs
 
 /// Swift side of the PNG codec: calls libpng's simplified API through the C layer and
 /// allocates the pixel buffer only after the header passed the pixel limit.
-enum PNGDecoding {
+enum PNGDecoding: FormatDecoder {
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
+        -> UnorientedImage
+    {
+        try decode(bytes, maximumPixelCount: request.maximumPixelCount)
+    }
+
     static func decode(
         _ bytes: UnsafeRawBufferPointer, maximumPixelCount: Int
     ) throws(ImageDecodingError) -> UnorientedImage {
@@ -32,6 +38,7 @@ enum PNGDecoding {
         }
         return UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: width, fullHeight: height,
-            scaleDenominator: 1, format: .png, exif: PNGChunkReader.exifPayload(in: bytes))
+            scaleDenominator: 1, format: .png,
+            orientation: PNGChunkReader.exifPayload(in: bytes).map(ExifOrientationReader.orientation(in:)) ?? .identity)
     }
 }

@@ -1,8 +1,15 @@
 import CClassifyCodecs
 
 /// Swift side of the JPEG codec: calls the C decoder (which owns all setjmp/longjmp handling)
-/// and allocates the pixel buffer only after the header passed the pixel limit.
-enum JPEGDecoding {
+/// and allocates the pixel buffer only after the header passed the pixel limit. DCT-domain
+/// scaling to 1/2, 1/4 or 1/8 when the request allows; EXIF orientation from APP1.
+enum JPEGDecoding: FormatDecoder {
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
+        -> UnorientedImage
+    {
+        try decode(bytes, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount)
+    }
+
     static func decode(
         _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?, maximumPixelCount: Int
     ) throws(ImageDecodingError) -> UnorientedImage {
@@ -38,6 +45,6 @@ enum JPEGDecoding {
         return UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: Int(header.image_width),
             fullHeight: Int(header.image_height), scaleDenominator: Int(header.scale_denominator),
-            format: .jpeg, exif: exif)
+            format: .jpeg, orientation: exif.map(ExifOrientationReader.orientation(in:)) ?? .identity)
     }
 }

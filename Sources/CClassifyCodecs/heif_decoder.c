@@ -1,0 +1,183 @@
+#include "cls_heif_decoder.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libheif/heif.h>
+
+#include "alpha_compositing.h"
+
+struct cls_heif_decoder {
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    /// The handle to decode: the primary image or one of its thumbnails (owned separately).
+    struct heif_image_handle *chosen;
+    uint32_t output_width;
+    uint32_t output_height;
+};
+
+static pthread_once_t initialized = PTHREAD_ONCE_INIT;
+// heif_init loads plugins in libheif 1.14 and later; it is reference counted and we never
+// deinitialize, since decoders may run until the process ends.
+static void initialize_libheif(void) { heif_init(NULL); }
+
+static enum heif_compression_format compression_for(cls_heif_coding coding) {
+    return coding == CLS_HEIF_AV1 ? heif_compression_AV1 : heif_compression_HEVC;
+}
+
+static const char *coding_name(cls_heif_coding coding) { return coding == CLS_HEIF_AV1 ? "AVIF (AV1)" : "HEIC (HEVC)"; }
+
+int cls_heif_has_decoder(cls_heif_coding coding) {
+    pthread_once(&initialized, initialize_libheif);
+    return heif_have_decoder_for_format(compression_for(coding));
+}
+
+// libheif's codes say which kind of failure it was; running out of data has its own subcode.
+static cls_status fail(struct heif_error error, cls_message *message) {
+    cls_message_set(message, error.message);
+    switch (error.code) {
+        case heif_error_Invalid_input:
+            return error.subcode == heif_suberror_End_of_data ? CLS_TRUNCATED : CLS_CORRUPT;
+        case heif_error_Unsupported_filetype:
+        case heif_error_Unsupported_feature:
+            return CLS_UNSUPPORTED;
+        case heif_error_Memory_allocation_error:
+            return CLS_OUT_OF_MEMORY;
+        default:
+            return CLS_CORRUPT;
+    }
+}
+
+cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
+                                 uint64_t maximum_pixel_count,
+                                 uint32_t thumbnail_minimum_short_side,
+                                 cls_heif_decoder **decoder, cls_image_info *info,
+                                 cls_message *message) {
+    *decoder = NULL;
+    memset(info, 0, sizeof *info);
+    if (data == NULL || size == 0) {
+        cls_message_set(message, "no HEIF data");
+        return CLS_INVALID_ARGUMENT;
+    }
+    if (!cls_heif_has_decoder(coding)) {
+        char text[CLS_MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "%s decoder missing from this libheif %s", coding_name(coding),
+                 heif_get_version());
+        cls_message_set(message, text);
+        return CLS_UNSUPPORTED;
+    }
+    cls_heif_decoder *state = calloc(1, sizeof *state);
+    if (state == NULL || (state->context = heif_context_alloc()) == NULL) {
+        free(state);
+        cls_message_set(message, "out of memory");
+        return CLS_OUT_OF_MEMORY;
+    }
+    // One thread per image: the indexer already decodes one image per core.
+    heif_context_set_max_decoding_threads(state->context, 1);
+    struct heif_error error = heif_context_read_from_memory_without_copy(state->context, data, size, NULL);
+    if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(state->context, &state->primary);
+    if (error.code != heif_error_Ok) {
+        cls_status status = fail(error, message);
+        cls_heif_decoder_close(state);
+        return status;
+    }
+    state->chosen = state->primary;
+    // Width and height after the transformations (a rotated image reports its upright size).
+    int width = heif_image_handle_get_width(state->primary);
+    int height = heif_image_handle_get_height(state->primary);
+    info->width = width > 0 ? (uint32_t)width : 0;
+    info->height = height > 0 ? (uint32_t)height : 0;
+    if (width <= 0 || height <= 0) {
+        cls_message_set(message, "the primary image has no size");
+        cls_heif_decoder_close(state);
+        return CLS_CORRUPT;
+    }
+    if ((uint64_t)width * (uint64_t)height > maximum_pixel_count) {
+        cls_message_set(message, "HEIF dimensions exceed the pixel limit");
+        cls_heif_decoder_close(state);
+        return CLS_TOO_LARGE;
+    }
+    if (thumbnail_minimum_short_side > 0 && heif_image_handle_get_number_of_thumbnails(state->primary) > 0) {
+        heif_item_id ids[4];
+        int count = heif_image_handle_get_list_of_thumbnail_IDs(state->primary, ids, 4);
+        for (int i = 0; i < count; i++) {
+            struct heif_image_handle *thumbnail = NULL;
+            if (heif_image_handle_get_thumbnail(state->primary, ids[i], &thumbnail).code != heif_error_Ok) continue;
+            int thumb_width = heif_image_handle_get_width(thumbnail);
+            int thumb_height = heif_image_handle_get_height(thumbnail);
+            int short_side = thumb_width < thumb_height ? thumb_width : thumb_height;
+            if (short_side >= (int)thumbnail_minimum_short_side &&
+                (state->chosen == state->primary || thumb_width < heif_image_handle_get_width(state->chosen))) {
+                if (state->chosen != state->primary) heif_image_handle_release(state->chosen);
+                state->chosen = thumbnail;
+            } else {
+                heif_image_handle_release(thumbnail);
+            }
+        }
+    }
+    state->output_width = (uint32_t)heif_image_handle_get_width(state->chosen);
+    state->output_height = (uint32_t)heif_image_handle_get_height(state->chosen);
+    info->output_width = state->output_width;
+    info->output_height = state->output_height;
+    info->orientation = 1;
+    *decoder = state;
+    return CLS_OK;
+}
+
+cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                        cls_message *message) {
+    if (decoder == NULL || rgb == NULL ||
+        (size_t)decoder->output_width * decoder->output_height * 3 > capacity) {
+        cls_message_set(message, "no decoder or output buffer too small");
+        return CLS_INVALID_ARGUMENT;
+    }
+    const int has_alpha = heif_image_handle_has_alpha_channel(decoder->chosen);
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        cls_message_set(message, "out of memory");
+        return CLS_OUT_OF_MEMORY;
+    }
+    options->convert_hdr_to_8bit = 1;
+    struct heif_image *image = NULL;
+    struct heif_error error = heif_decode_image(
+        decoder->chosen, &image, heif_colorspace_RGB,
+        has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    heif_decoding_options_free(options);
+    if (error.code != heif_error_Ok) return fail(error, message);
+
+    cls_status status = CLS_OK;
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    const uint32_t width = decoder->output_width, height = decoder->output_height;
+    if (plane == NULL || heif_image_get_width(image, heif_channel_interleaved) != (int)width ||
+        heif_image_get_height(image, heif_channel_interleaved) != (int)height ||
+        heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) != 8) {
+        cls_message_set(message, "libheif returned an image of another size or depth than announced");
+        status = CLS_CORRUPT;
+    } else if (has_alpha) {
+        const int premultiplied = heif_image_handle_is_premultiplied_alpha(decoder->chosen);
+        for (uint32_t y = 0; y < height; y++) {
+            const uint8_t *row = plane + (size_t)y * (size_t)stride;
+            if (premultiplied) {
+                cls_composite_premultiplied_rgba_onto_white(row, rgb + (size_t)y * width * 3, width);
+            } else {
+                cls_composite_rgba_onto_white(row, rgb + (size_t)y * width * 3, width);
+            }
+        }
+    } else {
+        for (uint32_t y = 0; y < height; y++) {
+            memcpy(rgb + (size_t)y * width * 3, plane + (size_t)y * (size_t)stride, (size_t)width * 3);
+        }
+    }
+    heif_image_release(image);
+    return status;
+}
+
+void cls_heif_decoder_close(cls_heif_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->chosen != NULL && decoder->chosen != decoder->primary) heif_image_handle_release(decoder->chosen);
+    if (decoder->primary != NULL) heif_image_handle_release(decoder->primary);
+    if (decoder->context != NULL) heif_context_free(decoder->context);
+    free(decoder);
+}

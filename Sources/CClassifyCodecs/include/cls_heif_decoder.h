@@ -1,0 +1,49 @@
+// HEIF (HEIC) and AVIF decoding through libheif: the primary image, with the file's
+// transformations (irot rotation, imir mirror, clap clean aperture) applied, grids assembled,
+// 10- and 12-bit samples reduced to 8, and alpha composited onto white.
+//
+//   cls_heif_decoder *decoder; cls_image_info info; cls_message message;
+//   if (cls_heif_decoder_open(data, size, CLS_HEIF_HEVC, 100000000, 0, &decoder, &info, &message) == CLS_OK) {
+//       uint8_t *rgb = malloc(info.output_width * info.output_height * 3);
+//       cls_heif_decoder_read_pixels(decoder, rgb, info.output_width * info.output_height * 3, &message);
+//   }
+//   cls_heif_decoder_close(decoder);
+//
+// libheif reports errors as return values (no setjmp), but it lives here beside the other
+// codecs so every format follows the same status/message convention.
+#ifndef CLS_HEIF_DECODER_H
+#define CLS_HEIF_DECODER_H
+
+#include "cls_image_info.h"
+#include "cls_status.h"
+
+/// The coding the file's brand announces; decides which decoder libheif must have.
+typedef enum cls_heif_coding {
+    CLS_HEIF_HEVC = 0,
+    CLS_HEIF_AV1 = 1,
+} cls_heif_coding;
+
+typedef struct cls_heif_decoder cls_heif_decoder;
+
+/// 1 when this libheif has a decoder for `coding` (libde265 for HEVC, dav1d or libaom for AV1).
+int cls_heif_has_decoder(cls_heif_coding coding);
+
+/// Parses the file in `data` (which must stay valid until close) and picks the primary image.
+/// Its size after transformations over `maximum_pixel_count` fails with CLS_TOO_LARGE; a
+/// missing decoder for `coding` with CLS_UNSUPPORTED. `thumbnail_minimum_short_side` > 0 picks
+/// the file's embedded thumbnail instead when its shorter side is at least that long (0:
+/// always the primary image). info.orientation is always 1: libheif applies the transforms.
+cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
+                                 uint64_t maximum_pixel_count,
+                                 uint32_t thumbnail_minimum_short_side,
+                                 cls_heif_decoder **decoder, cls_image_info *info,
+                                 cls_message *message);
+
+/// Decodes into interleaved 8-bit RGB rows of output_width * 3 bytes. Call at most once.
+cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                        cls_message *message);
+
+/// Releases the decoder; NULL is allowed.
+void cls_heif_decoder_close(cls_heif_decoder *decoder);
+
+#endif

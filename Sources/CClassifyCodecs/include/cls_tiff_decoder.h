@@ -1,0 +1,36 @@
+// TIFF decoding through libtiff's RGBA interface: strips and tiles, 1 to 16 bits per sample,
+// gray, RGB, RGBA, CMYK, palette, YCbCr and the compressions this libtiff has; the first page
+// of a multi-page file. Pixels come in stored order; info.orientation carries the Orientation
+// tag for Swift to apply. Alpha is composited onto white.
+//
+//   cls_tiff_decoder *decoder; cls_image_info info; cls_message message;
+//   if (cls_tiff_decoder_open(data, size, 100000000, &decoder, &info, &message) == CLS_OK) {
+//       uint8_t *rgb = malloc(info.output_width * info.output_height * 3);
+//       cls_tiff_decoder_read_pixels(decoder, rgb, info.output_width * info.output_height * 3, &message);
+//   }
+//   cls_tiff_decoder_close(decoder);
+//
+// libtiff reports errors through a handler; ours (set per file, so threads do not share it)
+// keeps the first message, and every call's failure is turned into a status here.
+#ifndef CLS_TIFF_DECODER_H
+#define CLS_TIFF_DECODER_H
+
+#include "cls_image_info.h"
+#include "cls_status.h"
+
+typedef struct cls_tiff_decoder cls_tiff_decoder;
+
+/// Reads the first directory of the TIFF in `data` (which must stay valid until close).
+/// Images over `maximum_pixel_count` fail with CLS_TOO_LARGE.
+cls_status cls_tiff_decoder_open(const uint8_t *data, size_t size, uint64_t maximum_pixel_count,
+                                 cls_tiff_decoder **decoder, cls_image_info *info,
+                                 cls_message *message);
+
+/// Decodes into interleaved 8-bit RGB rows of output_width * 3 bytes. Call at most once.
+cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                        cls_message *message);
+
+/// Releases the decoder; NULL is allowed.
+void cls_tiff_decoder_close(cls_tiff_decoder *decoder);
+
+#endif

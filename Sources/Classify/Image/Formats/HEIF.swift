@@ -1,0 +1,48 @@
+import CClassifyCodecs
+
+/// HEIF (HEIC, the iPhone's format since 2017) and AVIF through libheif: the primary image
+/// with its transformations (irot, imir, clap) applied by libheif, grids assembled, 10/12-bit
+/// samples reduced to 8, alpha composited onto white. The file's brand says which decoder
+/// (HEVC or AV1) is needed; a libheif built without it is a clear per-file error.
+enum HEIFDecoding: FormatDecoder {
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
+        -> UnorientedImage
+    {
+        try decode(bytes, request, coding: CLS_HEIF_HEVC, format: .heif)
+    }
+
+    /// Whether this libheif can decode HEIC (HEVC) images.
+    static var hasDecoder: Bool { cls_heif_has_decoder(CLS_HEIF_HEVC) != 0 }
+
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest, coding: cls_heif_coding, format: ImageFormat
+    ) throws(ImageDecodingError) -> UnorientedImage {
+        let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let limit = request.maximumPixelCount
+        do {
+            return try TwoStepDecoding.run(
+                format: format, limit: limit,
+                open: { decoder, info, message in
+                    // The embedded thumbnail is not used: see README, "Formats" (measured).
+                    cls_heif_decoder_open(
+                        base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, &decoder, &info, &message)
+                },
+                read: { cls_heif_decoder_read_pixels($0, $1, $2, &$3) },
+                close: { cls_heif_decoder_close($0) })
+        } catch .unsupported(let detail) where detail.contains("decoder missing") {
+            throw .missingDecoder(detail)
+        }
+    }
+}
+
+/// AVIF (AV1 in HEIF) through libheif's AV1 decoder (dav1d or libaom); see ``HEIFDecoding``.
+enum AVIFDecoding: FormatDecoder {
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
+        -> UnorientedImage
+    {
+        try HEIFDecoding.decode(bytes, request, coding: CLS_HEIF_AV1, format: .avif)
+    }
+
+    /// Whether this libheif can decode AVIF (AV1) images.
+    static var hasDecoder: Bool { cls_heif_has_decoder(CLS_HEIF_AV1) != 0 }
+}

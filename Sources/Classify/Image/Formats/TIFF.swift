@@ -1,0 +1,20 @@
+import CClassifyCodecs
+
+/// TIFF through libtiff's RGBA interface: strips and tiles, 1 to 16 bits per sample, gray,
+/// RGB, RGBA, CMYK, palette and YCbCr, with every compression this libtiff has; the first
+/// page of a multi-page file; the Orientation tag applied like EXIF orientation.
+enum TIFFDecoding: FormatDecoder {
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
+        -> UnorientedImage
+    {
+        let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let limit = request.maximumPixelCount
+        return try TwoStepDecoding.run(
+            format: .tiff, limit: limit,
+            open: { decoder, info, message in
+                cls_tiff_decoder_open(base, bytes.count, UInt64(clamping: max(0, limit)), &decoder, &info, &message)
+            },
+            read: { cls_tiff_decoder_read_pixels($0, $1, $2, &$3) },
+            close: { cls_tiff_decoder_close($0) })
+    }
+}
