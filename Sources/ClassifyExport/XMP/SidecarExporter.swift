@@ -41,7 +41,8 @@ public struct SidecarResult: Sendable, Hashable {
 /// other keyword and property stays, and the new bytes replace the file atomically
 /// (``AtomicFile``). A sidecar that cannot be parsed is reported and left untouched. Two images
 /// of one export that map to the same sidecar (`photo.jpg` and `photo.png` with `photo.xmp`):
-/// the second one fails rather than overwrite the first one's keywords.
+/// the second one fails rather than overwrite the first one's keywords (records must come in
+/// path order, as ``TagIndex/exportRecords(matching:filter:_:)`` gives them).
 ///
 /// ```swift
 /// let exporter = SidecarExporter(naming: .replacingExtension, dryRun: false)
@@ -52,7 +53,9 @@ public final class SidecarExporter {
     public let naming: SidecarNaming
     /// Whether to only report what would be written.
     public let dryRun: Bool
-    private var claimed: [String: String] = [:]  // sidecar path -> image path
+    /// Sidecar path -> image path, for the images of the current name group (see `claim`).
+    private var claimed: [String: String] = [:]
+    private var group = ""
 
     /// Creates an exporter.
     ///
@@ -78,8 +81,7 @@ public final class SidecarExporter {
         if let stage = record.failureStage {
             return result(.skipped(reason: "not classified (\(stage) failed)"))
         }
-        if let other = claimed[sidecar] { return result(.failed(.shared(path: sidecar, with: other))) }
-        claimed[sidecar] = record.path
+        if let other = claim(sidecar, for: record.path) { return result(.failed(.shared(path: sidecar, with: other))) }
         let existing: Data?
         do {
             existing = try Self.read(sidecar)
@@ -90,6 +92,24 @@ public final class SidecarExporter {
             return result(.failed(error))
         }
         return result(existing == nil ? .created : .updated)
+    }
+
+    /// Records that `imagePath` writes `sidecar`; returns the image that already did in this export.
+    ///
+    /// Only `photo.xmp` names can collide, and only between paths that share `folder/photo.`; in
+    /// path order (how ``TagIndex/exportRecords(matching:filter:_:)`` delivers them) those are
+    /// consecutive, so the claims of one such group are kept at a time: memory stays small
+    /// however large the export.
+    private func claim(_ sidecar: String, for imagePath: String) -> String? {
+        guard naming == .replacingExtension else { return nil }
+        if !imagePath.hasPrefix(group) {
+            claimed.removeAll(keepingCapacity: true)
+            let url = URL(fileURLWithPath: imagePath)
+            group = (url.pathExtension.isEmpty ? imagePath : url.deletingPathExtension().path) + "."
+        }
+        if let other = claimed[sidecar] { return other }
+        claimed[sidecar] = imagePath
+        return nil
     }
 
     /// The sidecar's bytes, or nil when there is none.

@@ -142,14 +142,18 @@ struct SidecarExportTests {
 
     @Test func dryRunWritesNothingAndSharedSidecarsFail() throws {
         try fixture.classify("g.jpg", [("grass", 0.5)])
+        try fixture.classify("g.jpg.copy.jpg", [("grass", 0.5)])  // between the two in path order
         try fixture.classify("g.png", [("golden_retriever", 0.7)])
+        try fixture.classify("h.png", [("golden_retriever", 0.7)])
         let results = try fixture.records().map(SidecarExporter(naming: .replacingExtension, dryRun: true).export)
-        #expect(results.first?.outcome == .created)
-        #expect(results.last?.outcome == .failed(.shared(path: fixture.path("g.xmp"), with: fixture.path("g.jpg"))))
+        #expect(results.map(\.imagePath) == ["g.jpg", "g.jpg.copy.jpg", "g.png", "h.png"].map(fixture.path))
+        #expect(results.map(\.outcome) == [
+            .created, .created, .failed(.shared(path: fixture.path("g.xmp"), with: fixture.path("g.jpg"))), .created,
+        ])
         #expect(!FileManager.default.fileExists(atPath: fixture.path("g.xmp")))
         // Appending the extension gives each its own.
         let own = try fixture.records().map(SidecarExporter(naming: .appendingExtension, dryRun: false).export)
-        #expect(own.map(\.outcome) == [.created, .created])
+        #expect(own.map(\.outcome) == [.created, .created, .created, .created])
     }
 
     @Test func atomicWritesKeepPermissionsAndLeaveNoTemporaryFile() throws {
