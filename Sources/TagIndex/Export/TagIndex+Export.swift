@@ -85,7 +85,10 @@ struct ExportReader {
                 var kept: [(Int64, Int)] = []
                 packed.withUnsafeBytes { bytes in
                     PackedLabels.forEach(bytes) { labelID, _, confidence in
-                        if confidence > 0, confidence >= threshold(Int64(labelID)) { kept.append((Int64(labelID), confidence)) }
+                        guard confidence > 0, let identifier = taxonomy.labels[Int64(labelID)]?.identifier,
+                            let threshold = threshold(Int64(labelID), added: added[identifier] != nil)
+                        else { return }
+                        if confidence >= threshold { kept.append((Int64(labelID), confidence)) }
                     }
                 }
                 for (labelID, confidence) in kept {
@@ -108,9 +111,11 @@ struct ExportReader {
         }
     }
 
-    private func threshold(_ labelID: Int64) -> Int {
+    /// The quantized threshold of a label under the export's filter; nil when it never passes.
+    private func threshold(_ labelID: Int64, added: Bool) -> Int? {
         guard let filter else { return StorageFormat.floorQuantized }
-        return max(StorageFormat.floorQuantized, StorageFormat.quantize(filter.thresholdKeepingCorrections(for: taxonomy.curves[labelID])))
+        return filter.thresholdKeepingCorrections(for: taxonomy.curves[labelID], added: added)
+            .map { max(StorageFormat.floorQuantized, StorageFormat.quantize($0)) }
     }
 
     /// The routes from the top of the taxonomy to `labelID`, as display names.

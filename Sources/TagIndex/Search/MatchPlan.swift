@@ -89,10 +89,13 @@ struct MatchPlanner {
         }
         var labels: [(Int64, Int)] = []
         var seen: Set<Int64> = []
+        let added = try Corrections.addedLabelIDs(db)
         for root in roots {
             for label in taxonomy.descendantsOrSelf(root) where seen.insert(label).inserted {
-                // Labels the filter never passes still match at confidence 1: a person added them.
-                let calibrated = calibration.thresholdKeepingCorrections(for: taxonomy.curves[label])
+                // A label the filter never passes still matches at confidence 1 where a person added it.
+                guard let calibrated = calibration.thresholdKeepingCorrections(
+                    for: taxonomy.curves[label], added: added.contains(label))
+                else { continue }
                 labels.append((label, max(threshold, StorageFormat.quantize(calibrated))))
             }
         }
