@@ -13,7 +13,8 @@ public enum SidecarOutcome: Sendable, Hashable {
     case updated
     /// The sidecar already held exactly these keywords; it was not touched.
     case unchanged
-    /// Nothing to write: the file's classification failed.
+    /// Nothing to write: the file's classification failed, or no label passes the filter and
+    /// there is no sidecar to update.
     case skipped(reason: String)
     /// The sidecar could not be read, parsed or written; it is untouched.
     case failed(SidecarError)
@@ -85,6 +86,10 @@ public final class SidecarExporter {
         let existing: Data?
         do {
             existing = try Self.read(sidecar)
+            // No keyword and no sidecar: an empty packet beside the photo would only be clutter.
+            if existing == nil && keywords.subjects.isEmpty && keywords.hierarchicalSubjects.isEmpty {
+                return result(.skipped(reason: "no label passes the filter"))
+            }
             let merged = try XMPSidecar.merging(keywords, into: existing, path: sidecar)
             if merged == existing { return result(.unchanged) }
             if !dryRun { try AtomicFile.write(merged, to: sidecar) }

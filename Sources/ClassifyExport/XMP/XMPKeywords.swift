@@ -36,7 +36,8 @@ public struct XMPKeywords: Sendable, Hashable {
             })
     }
 
-    private static func unique(_ values: [String]) -> [String] {
+    /// The non-empty values, each once, in order.
+    static func unique(_ values: [String]) -> [String] {
         var seen: Set<String> = []
         return values.filter { !$0.isEmpty && seen.insert($0).inserted }
     }

@@ -70,8 +70,9 @@ public struct XMPSidecar: Sendable {
         let previous = Set(oldOurs)
         let theirs = present.filter { !previous.contains($0) }
         let theirSet = Set(theirs)
-        let ours = XMPKeywords(subjects: new.filter { !theirSet.contains($0) }, hierarchicalSubjects: []).subjects
-        return (XMPKeywords(subjects: theirs + ours, hierarchicalSubjects: []).subjects, ours)
+        let ours = XMPKeywords.unique(new.filter { !theirSet.contains($0) })
+        // The file's own entries stay exactly as they were (order, repeats and all).
+        return (theirs + ours, ours)
     }
 }
 

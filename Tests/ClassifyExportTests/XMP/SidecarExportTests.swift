@@ -145,15 +145,18 @@ struct SidecarExportTests {
         try fixture.classify("g.jpg.copy.jpg", [("grass", 0.5)])  // between the two in path order
         try fixture.classify("g.png", [("golden_retriever", 0.7)])
         try fixture.classify("h.png", [("golden_retriever", 0.7)])
+        try fixture.classify("i.jpg", [("dog", 0.9)])  // no curve: nothing passes high precision
         let results = try fixture.records().map(SidecarExporter(naming: .replacingExtension, dryRun: true).export)
-        #expect(results.map(\.imagePath) == ["g.jpg", "g.jpg.copy.jpg", "g.png", "h.png"].map(fixture.path))
+        #expect(results.map(\.imagePath) == ["g.jpg", "g.jpg.copy.jpg", "g.png", "h.png", "i.jpg"].map(fixture.path))
         #expect(results.map(\.outcome) == [
             .created, .created, .failed(.shared(path: fixture.path("g.xmp"), with: fixture.path("g.jpg"))), .created,
+            .skipped(reason: "no label passes the filter"),
         ])
         #expect(!FileManager.default.fileExists(atPath: fixture.path("g.xmp")))
         // Appending the extension gives each its own.
         let own = try fixture.records().map(SidecarExporter(naming: .appendingExtension, dryRun: false).export)
-        #expect(own.map(\.outcome) == [.created, .created, .created, .created])
+        #expect(own.map(\.outcome) == [.created, .created, .created, .created, .skipped(reason: "no label passes the filter")])
+        #expect(!FileManager.default.fileExists(atPath: fixture.path("i.jpg.xmp")))
     }
 
     @Test func atomicWritesKeepPermissionsAndLeaveNoTemporaryFile() throws {
