@@ -37,6 +37,10 @@ public struct FolderIndexer: Sendable {
         public var batchInterval: Duration = .seconds(1)
         /// Walked files are planned against the index this many at a time.
         public var planChunkSize = 256
+        /// Called (from the walk) with each file passed over as not an image: no image extension
+        /// and no image signature. ``Report/skippedNonImages`` counts them either way.
+        /// Usage: `options.skippedFile = { path in print("not an image:", path) }`
+        public var skippedFile: (@Sendable (String) -> Void)?
 
         public init(roots: [String], jobs: Int? = nil, includeHidden: Bool = false, excludes: [String] = []) {
             self.roots = roots
@@ -86,6 +90,9 @@ public struct FolderIndexer: Sendable {
         public var updated = 0
         /// The first failures (up to `failureSampleLimit`); `summary.failed` counts them all.
         public var failures: [Failure] = []
+        /// Files in the folders passed over as not images (see ``Options/skippedFile``).
+        /// Usage: `print("\(report.skippedNonImages) files skipped")`
+        public var skippedNonImages = 0
         /// True when the run was cancelled: nothing was removed, and the next run resumes.
         public var interrupted = false
         public var elapsed: Duration = .zero
@@ -132,7 +139,7 @@ public struct FolderIndexer: Sendable {
         }
         let walker = ImageFileWalker(paths: options.roots, includeHidden: options.includeHidden, excludes: options.excludes)
         let scan = ScanState()
-        let candidates = PlannedCandidates(walker: walker, run: run, chunkSize: options.planChunkSize, state: scan)
+        let candidates = PlannedCandidates(walker: walker, run: run, chunkSize: options.planChunkSize, state: scan, skipped: options.skippedFile)
 
         var report = Report(summary: RunSummary())
         var state = Progress()
@@ -196,6 +203,7 @@ public struct FolderIndexer: Sendable {
             report.summary = try run.finish()
         }
         report.interrupted = interrupted
+        report.skippedNonImages = scan.snapshot().skipped
         report.elapsed = clock.now - start
         return report
     }

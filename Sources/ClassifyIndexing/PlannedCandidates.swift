@@ -8,6 +8,8 @@ final class ScanState: Sendable {
     struct Snapshot: Sendable {
         var scanned = 0
         var candidates = 0
+        /// Files passed over as not images (no image extension, no image signature).
+        var skipped = 0
         var complete = false
         var error: (any Error)?
     }
@@ -19,15 +21,19 @@ final class ScanState: Sendable {
 }
 
 /// The walk, planned against the index a chunk at a time: yields only files the index says need
-/// reading (new, changed, or from another model), plus paths the walk could not use.
+/// reading (new, changed, or from another model), plus paths the walk could not use. Files that
+/// are not images are counted in the scan state and handed to `skipped`.
 struct PlannedCandidates: Sequence {
     let walker: ImageFileWalker
     let run: IndexRun
     let chunkSize: Int
     let state: ScanState
+    let skipped: (@Sendable (String) -> Void)?
 
     func makeIterator() -> Iterator {
-        Iterator(walk: walker.makeIterator(), run: run, chunkSize: chunkSize, state: state)
+        var walker = walker
+        walker.reportsSkipped = true
+        return Iterator(walk: walker.makeIterator(), run: run, chunkSize: chunkSize, state: state, skipped: skipped)
     }
 
     struct Iterator: IteratorProtocol {
@@ -35,6 +41,7 @@ struct PlannedCandidates: Sequence {
         let run: IndexRun
         let chunkSize: Int
         let state: ScanState
+        let skipped: (@Sendable (String) -> Void)?
         var ready: [FolderIndexer.Candidate] = []
         var readyIndex = 0
         var finished = false
@@ -53,12 +60,16 @@ struct PlannedCandidates: Sequence {
             readyIndex = 0
             var files: [FileFacts] = []
             var problems: [FolderIndexer.Candidate] = []
+            var skippedCount = 0
             while files.count < chunkSize, !Task.isCancelled, let entry = walk.next() {
                 switch entry {
                 case .file(let file):
                     files.append(FileFacts(path: file.path, size: file.size, modificationTime: Date(timeIntervalSince1970: file.modificationTime)))
                 case .problem(let path, let reason):
                     problems.append(.problem(path: path, reason: reason))
+                case .skipped(let path):
+                    skippedCount += 1
+                    skipped?(path)
                 }
             }
             if files.count < chunkSize { finished = true }
@@ -73,6 +84,7 @@ struct PlannedCandidates: Sequence {
             let found = ready.count
             let cancelled = Task.isCancelled
             state.update { snapshot in
+                snapshot.skipped += skippedCount
                 snapshot.scanned += files.count + problems.count
                 snapshot.candidates += found
                 if finished && !cancelled { snapshot.complete = true }

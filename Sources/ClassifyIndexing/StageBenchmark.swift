@@ -20,6 +20,10 @@ public enum StageBenchmark {
         public var failed: Int
         /// Median and mean milliseconds per image for each stage, in pipeline order.
         public var stages: [Stage]
+        /// The decode stage split by the format the bytes were (``ImageFormat`` raw values, and
+        /// "failed" for files that did not decode), each with its image count; formats differ
+        /// by an order of magnitude (a 12-MP HEIC against a JPEG decoded at 1/8 size).
+        public var decodeByFormat: [FormatStage]
         /// Sum of the stage means: one image on one core, start to end.
         public var serialMillisecondsPerImage: Double
         /// The real pipeline (`FolderIndexer`, `jobs` at once, batched writes) on the same files.
@@ -30,6 +34,14 @@ public enum StageBenchmark {
 
         public struct Stage: Sendable, Codable {
             public var name: String
+            public var medianMilliseconds: Double
+            public var meanMilliseconds: Double
+        }
+
+        /// Decode time of the images of one format.
+        public struct FormatStage: Sendable, Codable {
+            public var format: String
+            public var images: Int
             public var medianMilliseconds: Double
             public var meanMilliseconds: Double
         }
@@ -51,6 +63,7 @@ public enum StageBenchmark {
         try vocabulary.install(into: serialIndex)
         var preprocessor = Preprocessor()
         var times: [String: [Double]] = [:]
+        var decodeTimes: [String: [Double]] = [:]
         var failed = 0, images = 0
         let clock = ContinuousClock()
         func milliseconds(_ duration: Duration) -> Double {
@@ -65,9 +78,11 @@ public enum StageBenchmark {
             times["read", default: []].append(milliseconds(clock.measure {
                 bytes = (try? classifier.decoder.readFile(at: URL(fileURLWithPath: file.path))) ?? []
             }))
-            times["decode", default: []].append(milliseconds(clock.measure {
+            let decodeTime = milliseconds(clock.measure {
                 image = try? classifier.decoder.decode(bytes, minimumShortSide: classifier.model.description.input.resizeShortSide)
-            }))
+            })
+            times["decode", default: []].append(decodeTime)
+            decodeTimes[image?.format.rawValue ?? "failed", default: []].append(decodeTime)
             guard let image else {
                 failed += 1
                 continue
@@ -102,18 +117,25 @@ public enum StageBenchmark {
         let options = FolderIndexer.Options(roots: [linked.path], jobs: jobs)
         let pipelineTime = try await clock.measure { _ = try await indexer.run(options) }
 
+        func summary(_ values: [Double]) -> (median: Double, mean: Double) {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? (0, 0) : (sorted[sorted.count / 2], sorted.reduce(0, +) / Double(sorted.count))
+        }
         let order = ["read", "decode", "preprocess", "infer", "store"]
         let stages = order.map { name -> Report.Stage in
-            let values = (times[name] ?? []).sorted()
-            let median = values.isEmpty ? 0 : values[values.count / 2]
-            let mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+            let (median, mean) = summary(times[name] ?? [])
             return Report.Stage(name: name, medianMilliseconds: median, meanMilliseconds: mean)
+        }
+        let decodeByFormat = decodeTimes.sorted { $0.key < $1.key }.map { format, values -> Report.FormatStage in
+            let (median, mean) = summary(values)
+            return Report.FormatStage(format: format, images: values.count, medianMilliseconds: median, meanMilliseconds: mean)
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let seconds = milliseconds(pipelineTime) / 1e3
         return Report(
-            images: images, failed: failed, stages: stages, serialMillisecondsPerImage: stages.map(\.meanMilliseconds).reduce(0, +),
+            images: images, failed: failed, stages: stages, decodeByFormat: decodeByFormat,
+            serialMillisecondsPerImage: stages.map(\.meanMilliseconds).reduce(0, +),
             pipelineImagesPerSecond: seconds > 0 ? Double(images) / seconds : 0,
             jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, peakResidentMiB: Double(usage.ru_maxrss) / 1024)
     }

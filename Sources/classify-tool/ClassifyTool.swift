@@ -49,7 +49,7 @@ struct ClassifyTool: AsyncParsableCommand {
             Glibc.exit(ToolExit.failure)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(rawArguments())
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -61,6 +61,17 @@ struct ClassifyTool: AsyncParsableCommand {
             Terminal.error(fullMessage(for: error))
             Glibc.exit(ToolExit.failure)
         }
+    }
+}
+
+/// The command line as the system gave it: an argument that is not UTF-8 (a path like
+/// `caf\xE9.jpg`) keeps its bytes in `RawPath` form, where `CommandLine.arguments` would have
+/// replaced them with U+FFFD. Without the program name.
+///
+/// Usage: `parseAsRoot(rawArguments())`
+func rawArguments() -> [String] {
+    (0..<Int(CommandLine.argc)).dropFirst().compactMap { index in
+        CommandLine.unsafeArgv[index].map { RawPath.string(fromBytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
     }
 }
 

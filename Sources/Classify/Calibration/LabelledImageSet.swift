@@ -20,7 +20,9 @@ public struct LabelledImageSet: Sendable {
     /// Image files whose label could not be worked out.
     public var unlabelled: [URL]
 
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png"]
+    static let imageExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "gif",
+    ]
 
     public init(root: URL, taxonomy: LabelTaxonomy) throws {
         let lookup = TruthLookup(taxonomy: taxonomy)

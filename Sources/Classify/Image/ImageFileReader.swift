@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 
 #if canImport(Glibc)
@@ -13,15 +14,16 @@ import Foundation
 enum ImageFileReader {
     static func contents(of url: URL, byteLimit: Int) throws(ImageDecodingError) -> [UInt8] {
         guard url.isFileURL else { throw .unreadable("not a file URL: \(url.absoluteString)") }
+        // The path is in RawPath form (a name that is not UTF-8 carries its bytes as escapes).
         let path = url.path
         // Checking the type before open() keeps us from opening devices at all (opening some
         // has side effects); the fstat after open() closes the race of a swapped path.
         var pathInfo = stat()
-        guard stat(path, &pathInfo) == 0 else { throw .unreadable(lastErrorText()) }
+        guard RawPath.withCString(path, { stat($0, &pathInfo) }) == 0 else { throw .unreadable(lastErrorText()) }
         guard isRegularFile(pathInfo) else { throw .notRegularFile }
 
         // O_NONBLOCK: if the path became a FIFO after the check, open() must not wait for a writer.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        let descriptor = RawPath.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
         guard descriptor >= 0 else { throw .unreadable(lastErrorText()) }
         defer { close(descriptor) }
         var info = stat()

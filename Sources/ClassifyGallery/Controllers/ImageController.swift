@@ -1,4 +1,5 @@
 import Classify
+import ClassifySupport
 import Foundation
 import Hummingbird
 import TagIndex
@@ -59,9 +60,12 @@ struct ImageController: Sendable {
 
     /// The first bytes of the file (enough to recognise its format), nil when it cannot be read.
     static func leadingBytes(of path: String) -> [UInt8]? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 64)).map { Array($0) }
+        let descriptor = RawPath.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var leading = [UInt8](repeating: 0, count: 64)
+        let count = leading.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+        return count >= 0 ? Array(leading.prefix(count)) : nil
     }
 
     @Sendable func page(_ request: Request, context: GalleryRequestContext) async throws -> Response {
@@ -91,7 +95,7 @@ struct ImageController: Sendable {
         let minimumScore = try parameters.number("min", in: 0...1) ?? 0
         let (image, _) = try await services.image(id: id)
         guard image.hasFeaturePrint else {
-            throw GalleryError(.notFound, "\(image.path) has no feature print (it could not be classified), so nothing can be compared with it.")
+            throw GalleryError(.notFound, "\(RawPath.displayed(image.path)) has no feature print (it could not be classified), so nothing can be compared with it.")
         }
         let page = try await services.read { index in
             var query = Query()
@@ -157,13 +161,16 @@ struct ImageView: PageView {
 
     init(_ details: ImageController.Details) {
         let image = details.image
-        fileName = (image.path as NSString).lastPathComponent
-        folder = (image.path as NSString).deletingLastPathComponent
+        // Pages show names as people read them (bytes that are not UTF-8 as U+FFFD); the API
+        // keeps the exact path.
+        let shownPath = RawPath.displayed(image.path)
+        fileName = (shownPath as NSString).lastPathComponent
+        folder = (shownPath as NSString).deletingLastPathComponent
         title = fileName
         preview = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview)
         (previewWidth, previewHeight) = Rendition.preview.size(width: image.width, height: image.height)
         alt = Tile.altText(path: image.path, labels: details.labels)
-        var facts = [Fact(name: "Path", value: image.path)]
+        var facts = [Fact(name: "Path", value: shownPath)]
         if let width = image.width, let height = image.height {
             let megapixels = Double(width * height) / 1e6
             facts.append(Fact(name: "Dimensions", value: "\(width) × \(height) (\(String(format: "%.1f", megapixels)) MP)"))

@@ -37,7 +37,7 @@ enum ErrorResponder {
         if request.uri.path.hasPrefix("/api/") || pages == nil {
             let body = Body(error: .init(
                 message: problem.message, suggestions: problem.suggestions.isEmpty ? nil : problem.suggestions, offset: problem.offset))
-            let data = try GalleryJSON.encoder.encode(body)
+            let data = try GalleryJSON.encode(body)
             return Response(
                 status: problem.status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import TagIndex
 
@@ -29,7 +30,7 @@ struct Tile: Sendable {
     init(_ hit: SearchHit, labels: [ImageLabel], badge: String = "", isKeeper: Bool = false) {
         self.init(
             id: hit.imageID, path: hit.path, size: hit.size, modified: hit.modificationTime, width: hit.width, height: hit.height,
-            labels: labels, caption: (hit.path as NSString).lastPathComponent, badge: badge, isKeeper: isKeeper)
+            labels: labels, caption: (RawPath.displayed(hit.path) as NSString).lastPathComponent, badge: badge, isKeeper: isKeeper)
     }
 
     /// `/images/ID/thumbnail?v=...`: the version names the file state the page saw (size and
@@ -48,7 +49,7 @@ struct Tile: Sendable {
         let classes = labels.filter(\.isLeaf).sorted { ($0.confidence ?? 0) > ($1.confidence ?? 0) }
         var names = classes.prefix(3).filter { ($0.confidence ?? 0) >= 0.15 }.map { LabelText.name($0.identifier) }
         if names.isEmpty, let first = classes.first { names = [LabelText.name(first.identifier)] }
-        guard !names.isEmpty else { return "Photo \((path as NSString).lastPathComponent), not classified" }
+        guard !names.isEmpty else { return "Photo \((RawPath.displayed(path) as NSString).lastPathComponent), not classified" }
         let text = names.joined(separator: ", ")
         return text.prefix(1).uppercased() + text.dropFirst()
     }

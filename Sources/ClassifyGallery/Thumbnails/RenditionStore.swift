@@ -48,7 +48,7 @@ final class RenditionStore: Sendable {
     /// be decoded.
     func bytes(_ rendition: Rendition, of image: IndexedImage) async throws -> RenditionBytes {
         guard let contentHash = image.contentHash, Self.isHash(contentHash) else {
-            throw GalleryError(.notFound, "\(image.path) could not be read when it was indexed, so there is no picture to show.")
+            throw GalleryError(.notFound, "\(RawPath.displayed(image.path)) could not be read when it was indexed, so there is no picture to show.")
         }
         let file = cacheFile(rendition, contentHash: contentHash)
         if let cached = try await work.run({ try? Data(contentsOf: file) }), !cached.isEmpty {
@@ -63,9 +63,9 @@ final class RenditionStore: Sendable {
                 } catch let error as ImageDecodingError {
                     // A file deleted or made unreadable since indexing is gone (404); bytes that no
                     // longer decode are a broken file (422). Either way the reason is a sentence.
-                    throw GalleryError(error.stage == "read" ? .notFound : .unprocessableContent, "\(image.path): \(error)")
+                    throw GalleryError(error.stage == "read" ? .notFound : .unprocessableContent, "\(RawPath.displayed(image.path)): \(error)")
                 } catch let error as ImageEncodingError {
-                    throw GalleryError(.unprocessableContent, "\(image.path): \(error)")
+                    throw GalleryError(.unprocessableContent, "\(RawPath.displayed(image.path)): \(error)")
                 }
                 renderCount.withLock { $0 += 1 }
                 if made.matchesIndex { Self.write(made.bytes, to: file) }

@@ -14,6 +14,9 @@ import GRDB
 /// - `models(id, name, version)`: model stamps, unique by (name, version).
 /// - `images(id, path UNIQUE, size, mtime, content_hash, width, height, model_id,
 ///   indexed_at, error_stage, error_reason, top_confidence, feature_print, dominant_colors)`.
+///   `path` is TEXT in `RawPath` form: the file's UTF-8 name as it is, a byte that is not UTF-8
+///   as a scalar U+10FF80...U+10FFFF, so any name the file system gives is stored without loss
+///   and valid UTF-8 paths written by earlier versions read the same (no migration).
 ///   `top_confidence` is the highest stored confidence (NULL when none), so
 ///   "untagged" needs no join. `feature_print` is fp16 (see ``FeaturePrint``);
 ///   `dominant_colors` is 4 bytes per color (see ``IndexedColor``).

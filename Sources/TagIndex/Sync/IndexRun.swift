@@ -188,7 +188,7 @@ public final class IndexRun: Sendable {
                     """,
                 arguments: [contentHash, modelID, file.path])
             guard let source = twins.first else { return .classify }
-            if let gone = twins.first(where: { !FileManager.default.fileExists(atPath: $0[1]) }) {
+            if let gone = twins.first(where: { !RawPath.exists($0[1]) }) {
                 if let existing { try writer.deleteImage(existing[0]) }
                 try db.execute(
                     sql: "UPDATE images SET path = ?, size = ?, mtime = ? WHERE id = ?",

@@ -74,6 +74,12 @@ struct BenchCommand: AsyncParsableCommand {
             let name = stage.name.padding(toLength: 11, withPad: " ", startingAt: 0)
             Terminal.out("  \(name)" + String(format: "median %7.2f ms  mean %7.2f ms", stage.medianMilliseconds, stage.meanMilliseconds))
         }
+        if report.decodeByFormat.count > 1 || report.decodeByFormat.first?.format != "jpeg" {
+            for format in report.decodeByFormat {
+                let name = "\(format.format) (\(format.images))".padding(toLength: 14, withPad: " ", startingAt: 0)
+                Terminal.out("    decode \(name)" + String(format: "median %7.2f ms  mean %7.2f ms", format.medianMilliseconds, format.meanMilliseconds))
+            }
+        }
         Terminal.out(String(format: "  all stages %7.2f ms (%.1f images/s on one core)", report.serialMillisecondsPerImage, 1000 / max(report.serialMillisecondsPerImage, 0.001)))
         Terminal.out(String(format: "pipeline with %d jobs: %.1f images/s; peak RSS %.0f MiB", report.jobs, report.pipelineImagesPerSecond, report.peakResidentMiB))
     }

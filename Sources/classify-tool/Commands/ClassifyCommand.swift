@@ -1,5 +1,6 @@
 import ArgumentParser
 import Classify
+import ClassifySupport
 import Foundation
 
 /// `classify-tool classify PATH...`: print the labels of images.
@@ -44,24 +45,39 @@ struct ClassifyCommand: AsyncParsableCommand {
         }
         if let header = renderer.header { Terminal.out(header) }
         var failures = 0, count = 0
-        let entries = ImageFileWalker(paths: paths, includeHidden: includeHidden).lazy
+        var walker = ImageFileWalker(paths: paths, includeHidden: includeHidden)
+        walker.reportsSkipped = true
+        // Files that are not images are counted (and listed with --verbose) as the walk meets them.
+        let skipped = Locked(0)
+        let entries = walker.lazy.filter { entry in
+            guard case .skipped(let path) = entry else { return true }
+            skipped.withLock { $0 += 1 }
+            Terminal.debug("skipped (not an image): \(path)")
+            return false
+        }
         let pipeline = ClassificationPipeline(classifier: classifier, jobs: jobs)
         await pipeline.run(entries, work: { entry -> Result<ClassificationResult, ClassificationError> in
             switch entry {
             case .file(let file): return Result { () throws(ClassificationError) in try classifier.classify(contentsOf: URL(fileURLWithPath: file.path)) }
             case .problem(_, let reason): return .failure(ClassificationError(stage: .read, reason: reason))
+            // Filtered out above; never reaches the pipeline.
+            case .skipped: return .failure(ClassificationError(stage: .read, reason: "not an image"))
             }
         }, consume: { entry, result in
             let path: String
             switch entry {
             case .file(let file): path = file.path
-            case .problem(let problemPath, _): path = problemPath
+            case .problem(let problemPath, _), .skipped(let problemPath): path = problemPath
             }
             if case .failure = result { failures += 1 }
             Terminal.out(renderer.render(path: path, result: result, isFirst: count == 0))
             count += 1
         })
         if let footer = renderer.footer { Terminal.out(footer) }
+        let skippedCount = skipped.withLock { $0 }
+        if skippedCount > 0 {
+            Terminal.note(Terminal.skippedSummary(skippedCount))
+        }
         if count == 0 {
             Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
             throw ExitCode(ToolExit.failure)

@@ -75,7 +75,6 @@ struct DuplicatesCommand: ParsableCommand {
     }
 
     private func printJSON(_ value: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
-        Terminal.out(String(decoding: data, as: UTF8.self))
+        try Terminal.json(JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 }

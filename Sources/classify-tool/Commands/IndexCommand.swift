@@ -54,7 +54,7 @@ struct IndexCommand: AsyncParsableCommand {
     func run() async throws {
         verbosity.apply()
         let roots = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        for (root, given) in zip(roots, folders) where !FileManager.default.fileExists(atPath: root) {
+        for (root, given) in zip(roots, folders) where !RawPath.exists(root) {
             Terminal.error("error: \(given) does not exist")
             throw ExitCode(ToolExit.failure)
         }
@@ -84,6 +84,9 @@ struct IndexCommand: AsyncParsableCommand {
         let indexer = FolderIndexer(index: index, classifier: classifier)
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = batchSize
+        if Terminal.verbose {
+            options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
+        }
 
         // For the status line's total and ETA only: count the image files beside the run.
         let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
@@ -122,6 +125,7 @@ struct IndexCommand: AsyncParsableCommand {
         Terminal.out(String(format: "%@ %.1f s: %d new, %d updated, %d moved, %d copied, %d touched, %d unchanged, %d removed, %d failed",
                             verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
                             summary.unchanged, summary.removed, summary.failed))
+        if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"
             Terminal.out("failed (\(shown)):")

@@ -19,9 +19,12 @@ struct SearchCommand: ParsableCommand {
             word means. Plurals work (beaches, dogs). Quoted phrases, prefixes
             (retriev*), AND (implicit), OR, NOT or -term, parentheses, and a
             per-term confidence (dog:0.6) work. An empty query matches every
-            classified image. Prints one path per line (pipe it to other tools);
-            --format json adds scores, sizes and labels. The result count goes to
-            stderr.
+            classified image. Prints one path per line (pipe it to other tools),
+            as the bytes the file system has; -0 ends each path with a NUL instead,
+            for names that hold a newline (like find -print0: search dog -0 | xargs
+            -0 ls). --format json adds scores, sizes and labels; for a name that
+            is not UTF-8, "path" is readable text and "pathBytes" the exact bytes
+            in base64. The result count goes to stderr.
 
             Examples:
               classify-tool search dog
@@ -31,6 +34,7 @@ struct SearchCommand: ParsableCommand {
               classify-tool search dog --filter high-precision --sort date --limit 20
               classify-tool search --failed
               classify-tool search beach --color 012ACF
+              classify-tool search dog -0 | xargs -0 cp -t ~/dogs
             """)
 
     @Argument(help: "The query (words are joined with spaces).") var query: [String] = []
@@ -54,6 +58,7 @@ struct SearchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Rank by how much of this color images contain (with or without a query).", valueName: "RRGGBB")) var color: String?
     @Flag(help: "Only images with no label above the threshold.") var untagged = false
     @Flag(help: "Only files that could not be classified (with the reason).") var failed = false
+    @Flag(name: [.customShort("0"), .customLong("null")], help: "End each path with a NUL, not a newline (for xargs -0).") var null = false
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var verbosity: VerbosityOptions
 
@@ -62,6 +67,7 @@ struct SearchCommand: ParsableCommand {
 
     /// Checks the options while parsing, so a bad value is a usage error (exit 1) with this command's usage.
     func validate() throws {
+        if null && format != .paths { throw ValidationError("-0 (--null) goes with the paths format, not --format \(format.rawValue)") }
         var query = Query()
         try apply(to: &query)
     }
@@ -88,11 +94,8 @@ struct SearchCommand: ParsableCommand {
         switch format {
         case .paths:
             for hit in result.hits {
-                if failed, let stage = hit.failureStage {
-                    Terminal.out("\(hit.path)\t\(stage): \(hit.failureReason ?? "")")
-                } else {
-                    Terminal.out(hit.path)
-                }
+                let record = failed ? hit.failureStage.map { "\(hit.path)\t\($0): \(hit.failureReason ?? "")" } ?? hit.path : hit.path
+                Terminal.out(record, terminator: null ? 0 : UInt8(ascii: "\n"))
             }
             Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
             if !result.facets.isEmpty {
@@ -116,8 +119,7 @@ struct SearchCommand: ParsableCommand {
                 "results": hits,
                 "facets": result.facets.map { ["identifier": $0.identifier, "displayName": $0.displayName, "count": $0.count] },
             ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-            Terminal.out(String(decoding: data, as: UTF8.self))
+            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         }
     }
 

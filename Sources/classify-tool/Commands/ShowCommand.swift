@@ -54,7 +54,7 @@ struct ShowCommand: ParsableCommand {
             if let width = image.width, let height = image.height { object["width"] = width; object["height"] = height }
             if let model = image.model { object["model"] = model.description }
             if let stage = image.failureStage { object["error"] = ["stage": stage, "reason": image.failureReason ?? ""] }
-            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             return
         }
         Terminal.out(image.path)

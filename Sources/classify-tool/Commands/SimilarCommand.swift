@@ -80,8 +80,7 @@ struct SimilarCommand: ParsableCommand {
                     return object
                 },
             ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-            Terminal.out(String(decoding: data, as: UTF8.self))
+            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         }
     }
 }

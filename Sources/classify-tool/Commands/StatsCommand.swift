@@ -39,7 +39,7 @@ struct StatsCommand: ParsableCommand {
                 "labels": statistics.labelCount, "labelsInUse": labelsInUse, "observations": statistics.observationCount,
                 "models": models.map { ["model": $0.model.description, "images": $0.imageCount] },
             ]
-            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             return
         }
         Terminal.out("database      \(location) (\(ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)))")

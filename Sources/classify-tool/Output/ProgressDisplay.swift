@@ -57,6 +57,16 @@ final class ProgressDisplay: @unchecked Sendable {
         return line
     }
 
+    /// Writes a diagnostic line on stderr above the status line (which the next update redraws).
+    func interject(_ write: () -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        if drawn {
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            drawn = false
+        }
+        write()
+    }
+
     /// Erases the status line and draws no more (after Ctrl-C, and before the summary).
     func stop() {
         lock.lock(); defer { lock.unlock() }

@@ -1,4 +1,5 @@
 import Classify
+import ClassifySupport
 import Foundation
 
 /// Turns classification results into the `classify` command's output formats.
@@ -55,7 +56,7 @@ struct ResultRenderer {
 
     private func json(path: String, result: Result<ClassificationResult, ClassificationError>) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: jsonObject(path: path, result: result), options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: (try? RawPath.portableJSON(data)) ?? data, as: UTF8.self)
     }
 
     private func table(path: String, result: Result<ClassificationResult, ClassificationError>) -> String {

@@ -1,32 +1,55 @@
+import ClassifySupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Writing to stdout and stderr: results on stdout, diagnostics on stderr.
+///
+/// Lines may hold paths in `RawPath` form; they are written as the bytes they stand for, so a
+/// file name that is not UTF-8 is printed exactly as the file system has it and a script reading
+/// the output reaches the file.
 enum Terminal {
     nonisolated(unsafe) static var quiet = false
     nonisolated(unsafe) static var verbose = false
 
     static func out(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        FileHandle.standardOutput.write(Data(RawPath.bytes(of: line + "\n")))
+    }
+
+    /// `record` followed by `terminator` (a NUL for `-0` output), as raw bytes.
+    static func out(_ record: String, terminator: UInt8) {
+        FileHandle.standardOutput.write(Data(RawPath.bytes(of: record) + [terminator]))
+    }
+
+    /// JSON text (from JSONSerialization) on one line; a path whose name is not UTF-8 is shown
+    /// readably with its exact bytes beside it (`RawPath.portableJSON`).
+    static func json(_ data: Data) throws {
+        out(String(decoding: try RawPath.portableJSON(data), as: UTF8.self))
+    }
+
+    /// The summary line for files passed over as not images, e.g. `skipped 3 files that are not
+    /// images (no image extension or signature); --verbose lists them`.
+    static func skippedSummary(_ count: Int) -> String {
+        let files = count == 1 ? "1 file that is not an image" : "\(count) files that are not images"
+        return "skipped \(files) (no image extension or signature)\(verbose ? "" : "; --verbose lists them")"
     }
 
     /// A diagnostic, unless `--quiet`.
     static func note(_ line: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(of: line + "\n")))
     }
 
     /// An error, always shown.
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(of: line + "\n")))
     }
 
     /// Detail shown only with `--verbose`.
     static func debug(_ line: String) {
         guard verbose else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(of: line + "\n")))
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Classify
+import ClassifySupport
 
 #if canImport(Glibc)
     import Glibc
@@ -59,26 +60,73 @@ struct ImageFileWalkerTests {
                 result[relative(file.path)] = file.isRegularFile ? "file" : "special file"
             case .problem(let path, let reason):
                 result[relative(path)] = "problem: " + reason
+            case .skipped(let path):
+                result[relative(path)] = "skipped"
             }
         }
         return result
     }
 
-    @Test func namesThatAreNotUTF8AreReportedOnlyForImagesAndFolders() throws {
+    @Test func namesAreBytesAndEveryNameIsWalked() throws {
         let scratch = try Scratch()
-        scratch.create(rawName: Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))   // Latin-1 é
-        scratch.create(rawName: Array("notes-".utf8) + [0xFF] + Array(".txt".utf8))
-        scratch.create(rawName: [0x2E, 0xC3, 0x28] + Array(".png".utf8))          // hidden
-        scratch.create(rawName: Array("album-".utf8) + [0x80], folder: true)
-        try scratch.write("ok.jpg")
-        let found = Self.summary(Self.entries([scratch.path]), root: scratch.path)
-        #expect(found == [
-            "caf\u{FFFD}.jpg": "problem: the file name is not valid UTF-8; rename the file to index it",
-            "album-\u{FFFD}": "problem: the folder name is not valid UTF-8; rename the folder to index the images in it",
-            "ok.jpg": "file",
-        ])
-        let hidden = Self.summary(Self.entries([scratch.path], includeHidden: true), root: scratch.path)
-        #expect(hidden[".\u{FFFD}(.png"] == "problem: the file name is not valid UTF-8; rename the file to index it")
+        let latin1 = Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)               // Latin-1 é
+        let newline = Array("new\nline.PNG".utf8)
+        let odd = Array("-tab\tand\\back slash.jpeg".utf8)
+        let folder = Array("album-".utf8) + [0x80]
+        scratch.create(rawName: latin1)
+        scratch.create(rawName: newline)
+        scratch.create(rawName: odd)
+        scratch.create(rawName: Array("notes-".utf8) + [0xFF] + Array(".txt".utf8))   // not an image
+        scratch.create(rawName: [0x2E, 0xC3, 0x28] + Array(".png".utf8))              // hidden
+        scratch.create(rawName: folder, folder: true)
+        scratch.create(rawName: folder + Array("/inside.jpg".utf8))
+        let base = Array(scratch.path.utf8) + [UInt8(ascii: "/")]
+        var found: [[UInt8]: String] = [:]
+        for entry in Self.entries([scratch.path]) {
+            switch entry {
+            case .file(let file):
+                found[RawPath.bytes(of: file.path)] = "file"
+                // The path reaches the file (no UTF-8 repair on the way).
+                #expect(RawPath.exists(file.path))
+                #expect(ImageDecoder().readFileError(file.path) == .empty)
+            case .problem(let path, let reason): found[RawPath.bytes(of: path)] = "problem: " + reason
+            case .skipped(let path): found[RawPath.bytes(of: path)] = "skipped"
+            }
+        }
+        #expect(found == [base + latin1: "file", base + newline: "file", base + odd: "file", base + folder + Array("/inside.jpg".utf8): "file"])
+        let hidden = Array(ImageFileWalker(paths: [scratch.path], includeHidden: true))
+        #expect(hidden.contains { entry in
+            if case .file(let file) = entry { return RawPath.bytes(of: file.path) == base + [0x2E, 0xC3, 0x28] + Array(".png".utf8) }
+            return false
+        })
+    }
+
+    @Test func everyImageExtensionInAnyCaseAndImageSignaturesAreImages() throws {
+        let scratch = try Scratch()
+        for (number, ext) in ImageFileWalker.imageExtensions.sorted().enumerated() {
+            try scratch.write("photo-\(number).\(number % 2 == 0 ? ext.uppercased() : ext)", "not really")
+        }
+        let photo = try Data(contentsOf: Bundle.module.url(forResource: "cat-chelsea", withExtension: "jpg", subdirectory: "Fixtures/photos")!)
+        try photo.write(to: scratch.url.appendingPathComponent("IMG_0001"))          // no extension
+        try photo.write(to: scratch.url.appendingPathComponent("cat.jpg.bak"))       // an unknown one
+        // A JPEG 2000 codestream: an image the decoder cannot read, so it must fail saying so.
+        try Data([0xFF, 0x4F, 0xFF, 0x51, 0, 0x2F]).write(to: scratch.url.appendingPathComponent("scan-0001"))
+        try scratch.write("notes.txt", "a note")
+        try scratch.write("README", "")
+        try scratch.write("video.mp4", "\0\0\0\u{18}ftypmp42")
+        #expect(mkfifo(scratch.path + "/pipe", 0o644) == 0)                          // never opened
+        var walker = ImageFileWalker(paths: [scratch.path])
+        walker.reportsSkipped = true
+        let found = Self.summary(Array(walker), root: scratch.path)
+        var expected: [String: String] = ["IMG_0001": "file", "cat.jpg.bak": "file", "scan-0001": "file"]
+        for (number, ext) in ImageFileWalker.imageExtensions.sorted().enumerated() {
+            expected["photo-\(number).\(number % 2 == 0 ? ext.uppercased() : ext)"] = "file"
+        }
+        for name in ["notes.txt", "README", "video.mp4", "pipe"] { expected[name] = "skipped" }
+        #expect(found == expected)
+        #expect(ImageFileWalker.imageExtensions.count == 27)
+        // Without reportsSkipped (the default) non-images are passed over without a word.
+        #expect(Self.summary(Self.entries([scratch.path]), root: scratch.path).values.contains("skipped") == false)
     }
 
     @Test func linksThatLoopOrDangleAreProblemsAndLoopsEnd() throws {

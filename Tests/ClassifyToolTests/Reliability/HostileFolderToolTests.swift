@@ -109,16 +109,16 @@ extension Reliability {
             TestPNG.fixCRC(ofChunkAt: 8, in: &hugePNG)
             try file("header-100000x100000.png", hugePNG, "decode: The image is 100000x100000 pixels, more than the limit of 100000000 pixels; downscale it or raise ImageDecoder.maximumPixelCount.")
 
-            // A name that is not UTF-8 (Latin-1 "café.jpg"): a clear per-file error; a non-image
-            // file with such a name is skipped like any other non-image.
+            // A name that is not UTF-8 (Latin-1 "café.jpg", here empty) is read like any other and
+            // fails for its content; the JSON shows it readably (U+FFFD), its bytes in pathBytes.
+            // A non-image file with such a name is skipped like any other non-image.
             for (raw, failsAs) in [(Array("caf".utf8) + [0xE9] + Array(".jpg".utf8), "caf\u{FFFD}.jpg"), (Array("notes-".utf8) + [0xFF] + Array(".txt".utf8), nil)] {
                 let full = Array(folder.path.utf8) + [UInt8(ascii: "/")] + raw + [0]
                 let fd = full.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
                 #expect(fd >= 0)
                 close(fd)
                 if let failsAs {
-                    failures[folder.path + "/" + failsAs] = "read: the file name is not valid UTF-8; rename the file to index it"
-                    walkProblems.insert(folder.path + "/" + failsAs)
+                    failures[folder.path + "/" + failsAs] = "read: The file is empty (0 bytes); it was probably not written or copied completely."
                 }
             }
         }

@@ -16,6 +16,8 @@ enum Tool {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// stdout exactly as written (paths whose names are not UTF-8 are raw bytes there).
+        var stdoutBytes: [UInt8] = []
         /// stdout split into lines, without the trailing empty line.
         var lines: [String] {
             guard !stdout.isEmpty else { return [] }
@@ -72,7 +74,7 @@ enum Tool {
         defer { if process.isRunning { process.terminate() } }
         try whileRunning(process)
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: stdout.text(), stderr: stderr.text())
+        return Result(status: process.terminationStatus, stdout: stdout.text(), stderr: stderr.text(), stdoutBytes: stdout.bytes())
     }
 }
 
@@ -88,9 +90,17 @@ final class PipeReader: @unchecked Sendable {
         }
     }
 
+    /// Everything the child wrote, as bytes, once it closed the pipe.
+    func bytes() -> [UInt8] {
+        done.wait()
+        done.signal()   // so bytes() and text() may both be called
+        return Array(data)
+    }
+
     /// Everything the child wrote, once it closed the pipe.
     func text() -> String {
         done.wait()
+        done.signal()   // so bytes() and text() may both be called
         return String(decoding: data, as: UTF8.self)
     }
 }
