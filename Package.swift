@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
         // Sidecars read back with exiftool (skipped with a message where it is not installed).
-        .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifyTestSupport"]),
+        .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         // Routes in-process (HummingbirdTesting, no sockets) on generated photos; Browser/ drives a
         // real headless Chromium through Scripts/browser-test against a live server.
         .testTarget(

@@ -31,10 +31,10 @@ public enum AtomicFile {
     /// ```
     public static func write(_ data: Data, to path: String) throws(SidecarError) {
         var status = stat()
-        let existingMode: mode_t? = stat(path, &status) == 0 ? status.st_mode & 0o7777 : nil
+        let existingMode: mode_t? = RawPath.withCString(path) { stat($0, &status) } == 0 ? status.st_mode & 0o7777 : nil
         let mode = existingMode ?? 0o644
         let temporary = temporaryPath(for: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        let descriptor = RawPath.withCString(temporary) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
         guard descriptor >= 0 else { throw .notWritten(path: path, reason: systemError("cannot create \(temporary)")) }
         var failure: String?
         data.withUnsafeBytes { bytes in
@@ -54,14 +54,41 @@ public enum AtomicFile {
         if failure == nil, existingMode != nil, fchmod(descriptor, mode) != 0 { failure = systemError("chmod") }
         close(descriptor)
         if let failure {
-            unlink(temporary)
+            RawPath.withCString(temporary) { _ = unlink($0) }
             throw .notWritten(path: path, reason: failure)
         }
         CrashPoints.reach(.sidecarWritten)
-        guard rename(temporary, path) == 0 else {
+        let renamed = RawPath.withCString(temporary) { from in RawPath.withCString(path) { to in rename(from, to) } }
+        guard renamed == 0 else {
             let reason = systemError("rename")
-            unlink(temporary)
+            RawPath.withCString(temporary) { _ = unlink($0) }
             throw .notWritten(path: path, reason: reason)
+        }
+    }
+
+    /// The whole file at `path`, or nil when there is none (paths in `RawPath` form).
+    ///
+    /// ```swift
+    /// let bytes = try AtomicFile.read("/photos/IMG_1.xmp")
+    /// ```
+    public static func read(_ path: String) throws(SidecarError) -> Data? {
+        let descriptor = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .unreadable(path: path, reason: systemError("open"))
+        }
+        defer { close(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                // EISDIR and the like: a folder named like a sidecar.
+                throw .unreadable(path: path, reason: systemError("read"))
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
         }
     }
 

@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import TagIndex
 
@@ -6,7 +7,8 @@ import TagIndex
 ///
 /// CSV columns: `path,size,width,height,modified,indexed,model,content_hash,labels,confidences,
 /// added,removed,error_stage,error_reason`; `labels` and `confidences` hold the kept labels' names
-/// and confidences in the same order, separated by `; `.
+/// and confidences in the same order, separated by `; `. Paths are in `RawPath` form: a CSV line
+/// is meant to be written as `RawPath.bytes(of:)`, so a name that is not UTF-8 keeps its bytes.
 ///
 /// ```swift
 /// print(RecordFormat.csv.header ?? "")
@@ -67,7 +69,9 @@ public enum RecordFormat: String, Sendable, CaseIterable {
             if let hash = record.contentHash { object["contentHash"] = hash }
             if !record.removedLabels.isEmpty { object["removed"] = record.removedLabels }
             if let stage = record.failureStage { object["error"] = ["stage": stage, "reason": record.failureReason ?? ""] }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            // A path that is not UTF-8 (see RawPath) is written readably, its exact bytes in "pathBytes".
+            let data = (try? JSONSerialization.data(
+                withJSONObject: RawPath.portableJSONObject(object), options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         }
     }

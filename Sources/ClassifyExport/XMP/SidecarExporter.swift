@@ -85,7 +85,7 @@ public final class SidecarExporter {
         if let other = claim(sidecar, for: record.path) { return result(.failed(.shared(path: sidecar, with: other))) }
         let existing: Data?
         do {
-            existing = try Self.read(sidecar)
+            existing = try AtomicFile.read(sidecar)
             // No keyword and no sidecar: an empty packet beside the photo would only be clutter.
             if existing == nil && keywords.subjects.isEmpty && keywords.hierarchicalSubjects.isEmpty {
                 return result(.skipped(reason: "no label passes the filter"))
@@ -115,15 +115,5 @@ public final class SidecarExporter {
         if let other = claimed[sidecar] { return other }
         claimed[sidecar] = imagePath
         return nil
-    }
-
-    /// The sidecar's bytes, or nil when there is none.
-    private static func read(_ path: String) throws(SidecarError) -> Data? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
-        }
     }
 }

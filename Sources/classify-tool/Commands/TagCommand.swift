@@ -82,7 +82,7 @@ struct TagCommand: ParsableCommand {
                         "date": stamp.format(correction.date), "paths": correction.paths,
                     ]
                 }
-                Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+                try Terminal.json(JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]))
                 return
             }
             for correction in corrections {

@@ -1,4 +1,5 @@
 import ClassifyExport
+import ClassifySupport
 import ClassifyTestSupport
 import Foundation
 import TagIndex
@@ -157,6 +158,23 @@ struct SidecarExportTests {
         let own = try fixture.records().map(SidecarExporter(naming: .appendingExtension, dryRun: false).export)
         #expect(own.map(\.outcome) == [.created, .created, .created, .created, .skipped(reason: "no label passes the filter")])
         #expect(!FileManager.default.fileExists(atPath: fixture.path("i.jpg.xmp")))
+    }
+
+    @Test func aNameThatIsNotUTF8GetsItsSidecarBesideIt() throws {
+        // `caf\xE9.jpg` from an old FAT disk: the sidecar's name carries the same bytes.
+        let name = RawPath.string(fromBytes: Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        try fixture.classify(name, [("grass", 0.5)])
+        let result = try #require(try fixture.records().map(SidecarExporter(naming: .replacingExtension, dryRun: false).export).first)
+        #expect(result.outcome == .created)
+        let sidecarBytes = RawPath.bytes(of: fixture.root.path) + Array("/caf".utf8) + [0xE9] + Array(".xmp".utf8)
+        #expect(RawPath.bytes(of: result.sidecarPath) == sidecarBytes)
+        #expect(RawPath.exists(result.sidecarPath))
+        let data = try #require(try AtomicFile.read(result.sidecarPath))
+        #expect(try XMPSidecar(data: data, path: result.sidecarPath).subjects == ["grass"])
+        let line = RecordFormat.jsonl.line(for: try #require(try fixture.records().first))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect((json["pathBytes"] as? String).flatMap { Data(base64Encoded: $0) }.map(Array.init)
+            == RawPath.bytes(of: fixture.root.path) + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8))
     }
 
     @Test func atomicWritesKeepPermissionsAndLeaveNoTemporaryFile() throws {
