@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "TagIndex", targets: ["TagIndex"]),
         .library(name: "ClassifyIndexing", targets: ["ClassifyIndexing"]),
         .library(name: "ClassifyGallery", targets: ["ClassifyGallery"]),
+        .library(name: "ClassifyExport", targets: ["ClassifyExport"]),
         .executable(name: "classify-tool", targets: ["classify-tool"]),
     ],
     dependencies: [
@@ -86,6 +87,10 @@ let package = Package(
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
         .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex", "ClassifySupport"]),
 
+        // Labels where photo tools read them: XMP sidecars (parsed with Foundation's XML, i.e.
+        // libxml2, which ships with the toolchain) and CSV / JSON Lines rows.
+        .target(name: "ClassifyExport", dependencies: ["TagIndex", "ClassifySupport"]),
+
         // The local web gallery (`classify-tool serve`): routes over TagIndex and Classify on
         // Hummingbird. Templates, styles and scripts are files in Resources/, compiled into the
         // binary (embedInCode) so an installed classify-tool needs nothing beside it.
@@ -118,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "classify-tool",
             dependencies: [
-                "Classify", "TagIndex", "ClassifyIndexing", "ClassifyGallery", "ClassifySupport",
+                "Classify", "TagIndex", "ClassifyIndexing", "ClassifyGallery", "ClassifyExport", "ClassifySupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -130,11 +135,13 @@ let package = Package(
         .executableTarget(name: "fuzz-query", dependencies: ["TagIndex", "ClassifyTestSupport"]),
 
         // MARK: Tests
-        // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal.
+        // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal, exiftool.
         .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs"], path: "Tests/ClassifyTestSupport"),
         .testTarget(name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
+        // Sidecars read back with exiftool (skipped with a message where it is not installed).
+        .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         // Routes in-process (HummingbirdTesting, no sockets) on generated photos; Browser/ drives a
         // real headless Chromium through Scripts/browser-test against a live server.
         .testTarget(

@@ -65,7 +65,10 @@ cls_status cls_webp_decoder_open(const uint8_t *data, size_t size, uint32_t mini
         return CLS_TOO_LARGE;
     }
     uint32_t denominator = 1;
-    if (minimum_short_side > 0 && !state->features.has_animation) {
+    // Lossy WebPs only: a lossless one decodes to the exact pixels a PNG of it would, and its
+    // observations must not depend on the container (libwebp's rescaler would differ from ours).
+    // VP8L has no cheaper scaled decode anyway; VP8 is rescaled row by row while decoding.
+    if (minimum_short_side > 0 && !state->features.has_animation && state->features.format == 1) {
         uint32_t short_side = width < height ? width : height;
         while (denominator < 8 && short_side / (denominator * 2) >= minimum_short_side) denominator *= 2;
     }

@@ -27,6 +27,9 @@ package enum CrashPoints {
         case entryWritten = "entry"
         /// Right after a batch transaction committed, before the next one starts.
         case batchCommitted = "commit"
+        /// In an export, after a sidecar's new bytes were written to its temporary file and flushed,
+        /// before the rename that puts them in place.
+        case sidecarWritten = "sidecar"
     }
 
     /// What the process does to itself at the armed pass.
@@ -61,7 +64,7 @@ package enum CrashPoints {
 
     /// The environment variable `classify-tool` reads: `POINT:N` makes the process kill itself
     /// at the N-th pass (1-based) through `POINT`, one of `schema`, `taxonomy`, `entry`,
-    /// `commit`; `POINT:N:INT` interrupts it there instead, `POINT:N:STOP` stops it.
+    /// `commit`, `sidecar`; `POINT:N:INT` interrupts it there instead, `POINT:N:STOP` stops it.
     package static let environmentVariable = "CLASSIFY_CRASH_AT"
 
     /// Arms the crash point named in `CLASSIFY_CRASH_AT`; call it once at start-up, before other

@@ -184,14 +184,7 @@ private let indexedLibrary = Task { () throws -> (Fixture, Tool.Result) in
 /// Incremental runs, the default database, hidden files and excludes, on small private fixtures.
 @Suite struct IndexCommandTests {
     /// A fixture with the three good photos only.
-    private func goodPhotos() throws -> Fixture {
-        let fixture = try Fixture.empty("good")
-        try FileManager.default.createDirectory(at: fixture.photos.appending(path: "sub"), withIntermediateDirectories: true)
-        for name in ["cat-chelsea.jpg", "coffee-cup.jpg", "rocket.jpg"] {
-            try FileManager.default.copyItem(at: Fixture.sourcePhotos.appending(path: name), to: fixture.photos.appending(path: name))
-        }
-        return fixture
-    }
+    private func goodPhotos() throws -> Fixture { try Fixture.goodPhotos() }
 
     private func summary(_ result: Tool.Result) -> String {
         guard let line = result.lines.first, let colon = line.range(of: ": ") else { return result.stdout + result.stderr }

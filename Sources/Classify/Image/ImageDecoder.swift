@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The format is recognised from the bytes (``ImageSignature``); each has its decoder in
 /// `Image/Formats/`. JPEGs (and camera raw previews) can be decoded at 1/2, 1/4 or 1/8 size
-/// in the DCT domain, and WebPs scaled by libwebp, when the caller only needs a minimum short
+/// in the DCT domain, and lossy WebPs scaled by libwebp, when the caller only needs a minimum short
 /// side, which is much faster for large photos. Orientation (EXIF in JPEG, PNG and WebP, the
 /// TIFF tag, a raw file's flip, HEIF's irot/imir/clap) is applied; transparency is composited
 /// onto white; animations give their first frame, multi-page TIFFs their first page. Images
@@ -44,7 +44,7 @@ public struct ImageDecoder: Sendable {
 
     /// Decodes an in-memory image (`Data`, `[UInt8]`, `UnsafeRawBufferPointer`, ...).
     ///
-    /// `minimumShortSide`: when set, a JPEG (or a raw file's JPEG preview) or WebP is decoded
+    /// `minimumShortSide`: when set, a JPEG (or a raw file's JPEG preview) or lossy WebP is decoded
     /// at the smallest of 1/8, 1/4, 1/2 and full size whose shorter side is still at least this
     /// many pixels; other formats decode at full size. nil decodes at full size.
     ///

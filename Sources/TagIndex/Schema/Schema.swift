@@ -8,7 +8,7 @@ import GRDB
 /// database that lists a migration this version does not know was written by a
 /// newer TagIndex: ``TagIndex`` refuses it before touching the file.
 ///
-/// Tables (v3):
+/// Tables (v4):
 /// - `meta(key, value)`: taxonomy generation, model and fingerprint; the search vocabulary
 ///   (`vocabulary`: JSON, see ``VocabularyWord``).
 /// - `models(id, name, version)`: model stamps, unique by (name, version).
@@ -36,9 +36,15 @@ import GRDB
 /// - `image_labels(image_id, packed)`: every stored (label id, best) of an image
 ///   packed in one blob (see `PackedLabels`), read by facets and deletions instead of a second index
 ///   on observations.
+/// - `corrections(content_hash, label, added, user_label, corrected_at)` (v4): labels a person added
+///   or removed, keyed by the file's content hash (not its path or image id) so they follow the file
+///   through moves, touches and re-classification by a new model (see `Corrections/`).
+/// - `model_labels(image_id, packed)` (v4): for a corrected image only, what the model gave it
+///   (`PackedLabels`, best = confidence), so the corrected set is always recomputed from the model's
+///   output and the corrections, never from an earlier corrected set.
 enum Schema {
     /// Identifiers of the migrations, oldest first.
-    static let migrationIdentifiers = ["v1", "v2", "v3"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4"]
 
     /// The covering index that orders a label's images by confidence.
     static let createRankIndex =
@@ -142,6 +148,21 @@ enum Schema {
             var curveIDs: [[UInt8]: Int64] = [:]
             for (labelID, curve) in points { try storeCurve(curve, forLabel: labelID, curveIDs: &curveIDs, db) }
             try db.execute(sql: "DROP TABLE label_curves")
+        }
+        register("v4") { db in
+            // Corrections by people: stored apart from what the model produced.
+            try db.execute(sql: """
+                CREATE TABLE corrections(
+                    content_hash TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    added INTEGER NOT NULL,
+                    user_label INTEGER NOT NULL DEFAULT 0,
+                    corrected_at INTEGER NOT NULL,
+                    PRIMARY KEY(content_hash, label)) WITHOUT ROWID;
+                CREATE TABLE model_labels(
+                    image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+                    packed BLOB NOT NULL);
+                """)
         }
         return migrator
     }

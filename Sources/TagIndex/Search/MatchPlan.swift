@@ -89,9 +89,13 @@ struct MatchPlanner {
         }
         var labels: [(Int64, Int)] = []
         var seen: Set<Int64> = []
+        let added = try Corrections.addedLabelIDs(db)
         for root in roots {
             for label in taxonomy.descendantsOrSelf(root) where seen.insert(label).inserted {
-                guard let calibrated = calibration.threshold(for: taxonomy.curves[label]) else { continue }
+                // A label the filter never passes still matches at confidence 1 where a person added it.
+                guard let calibrated = calibration.thresholdKeepingCorrections(
+                    for: taxonomy.curves[label], added: added.contains(label))
+                else { continue }
                 labels.append((label, max(threshold, StorageFormat.quantize(calibrated))))
             }
         }

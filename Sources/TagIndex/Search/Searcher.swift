@@ -75,7 +75,7 @@ struct Searcher {
         var compiler = SQLCompiler(status: query.filters.status, total: total)
         let match = compiler.set(plan)
         let joinsImages = query.filters.needsImageRow || query.sort != .confidence
-        let calibratedThresholds = calibratedThresholdsByLabel()
+        let calibratedThresholds = try calibratedThresholdsByLabel()
         let functionName = "tagindex_passes_\(UInt32.random(in: 0...UInt32.max))"
         let passes = calibratedThresholds.map { thresholds in
             DatabaseFunction(functionName, argumentCount: 1, pure: true) { values in
@@ -177,7 +177,7 @@ struct Searcher {
     /// stores (a parent's confidence aggregates its children's, so it is at least each of
     /// theirs), and `best` is what the postings and the primary-key index carry, so a
     /// calibrated term reads the same compact postings as an uncalibrated one.
-    private func calibratedThresholdsByLabel() -> [Int64: Int]? {
+    private func calibratedThresholdsByLabel() throws -> [Int64: Int]? {
         guard let calibration = query.calibration else { return nil }
         let floor = StorageFormat.threshold(query.minimumConfidence)
         var thresholds: [Int64: Int] = [:]
@@ -185,6 +185,10 @@ struct Searcher {
             if let threshold = calibration.threshold(for: curve) {
                 thresholds[label] = max(floor, StorageFormat.quantize(threshold))
             }
+        }
+        // A label the filter never passes still passes at confidence 1 where a person added it.
+        for label in try Corrections.addedLabelIDs(db) where thresholds[label] == nil {
+            thresholds[label] = StorageFormat.quantize(1)
         }
         return thresholds
     }

@@ -27,13 +27,24 @@ extension TagIndex {
         try guardingStorage { try database.write { db in
             var taxonomy = try self.taxonomy(db)
             var writer = BatchWriter(db: db)
+            // One look per batch: without corrections, writing an image costs nothing more.
+            let corrected = try Corrections.anyStored(db)
             for (entry, featurePrint) in zip(batch, featurePrints) {
                 switch entry {
                 case .classified(let result):
                     let labelIDs = try writer.labelIDs(for: result.observations, taxonomy: &taxonomy, index: self)
-                    try writer.store(result, labelIDs: labelIDs, featurePrint: featurePrint, taxonomy: taxonomy)
+                    guard corrected else {
+                        try writer.store(result, labelIDs: labelIDs, featurePrint: featurePrint, taxonomy: taxonomy)
+                        break
+                    }
+                    // What a person corrected applies to whatever the model says of this content now.
+                    let kept = try Corrections.correct(
+                        labelIDs, contentHash: result.contentHash, writer: &writer, taxonomy: &taxonomy, index: self)
+                    let imageID = try writer.store(result, labelIDs: kept ?? labelIDs, featurePrint: featurePrint, taxonomy: taxonomy)
+                    try Corrections.keepModelLabels(kept == nil ? nil : labelIDs, imageID: imageID, db)
                 case .failed(let failure):
-                    try writer.store(failure)
+                    let imageID = try writer.store(failure)
+                    if corrected { try Corrections.keepModelLabels(nil, imageID: imageID, db) }
                 }
                 CrashPoints.reach(.entryWritten)
             }
@@ -125,10 +136,11 @@ struct BatchWriter {
         return result
     }
 
-    mutating func store(
-        _ result: ImageClassification, labelIDs: [(labelID: Int64, confidence: Int)],
-        featurePrint: Data?, taxonomy: TaxonomySnapshot
-    ) throws {
+    /// Own confidences (the highest given each label) and subtree confidences (`best`: each label
+    /// raises itself and every ancestor) of an image's stored labels.
+    static func rollUp(
+        _ labelIDs: [(labelID: Int64, confidence: Int)], taxonomy: TaxonomySnapshot
+    ) -> (confidence: [Int64: Int], best: [Int64: Int]) {
         var confidence: [Int64: Int] = [:]
         var best: [Int64: Int] = [:]
         for (labelID, value) in labelIDs {
@@ -137,12 +149,27 @@ struct BatchWriter {
                 best[ancestor] = max(best[ancestor] ?? 0, value)
             }
         }
+        return (confidence, best)
+    }
+
+    @discardableResult
+    mutating func store(
+        _ result: ImageClassification, labelIDs: [(labelID: Int64, confidence: Int)],
+        featurePrint: Data?, taxonomy: TaxonomySnapshot
+    ) throws -> Int64 {
+        let (confidence, best) = Self.rollUp(labelIDs, taxonomy: taxonomy)
         let imageID = try upsertImage(
             path: result.path, size: result.size, mtime: result.modificationTime,
             hash: result.contentHash, width: result.width, height: result.height,
             modelID: try modelID(result.model), errorStage: nil, errorReason: nil,
             topConfidence: best.values.max(), featurePrint: featurePrint,
             dominantColors: IndexedColor.encode(result.dominantColors))
+        try replaceObservations(imageID, confidence: confidence, best: best)
+        return imageID
+    }
+
+    /// Replaces the observations, postings and packed labels of an image (not its row).
+    mutating func replaceObservations(_ imageID: Int64, confidence: [Int64: Int], best: [Int64: Int]) throws {
         try deleteObservations(imageID)
         let insert = try db.cachedStatement(
             sql: "INSERT INTO observations(label_id, image_id, best, confidence) VALUES (?, ?, ?, ?)")
@@ -157,12 +184,14 @@ struct BatchWriter {
             arguments: [imageID, Data(PackedLabels.pack(entries.map { PackedLabels.Entry(labelID: $0.key, best: $0.value, confidence: confidence[$0.key]) }))])
     }
 
-    mutating func store(_ failure: ImageFailure) throws {
+    @discardableResult
+    mutating func store(_ failure: ImageFailure) throws -> Int64 {
         let imageID = try upsertImage(
             path: failure.path, size: failure.size, mtime: failure.modificationTime,
             hash: failure.contentHash, width: nil, height: nil, modelID: try modelID(failure.model),
             errorStage: failure.stage, errorReason: failure.reason, topConfidence: nil, featurePrint: nil)
         try deleteObservations(imageID)
+        return imageID
     }
 
     private mutating func upsertImage(
@@ -214,6 +243,7 @@ struct BatchWriter {
     /// Copies the observations of `sourceID` onto `targetID` (same content, same model).
     mutating func copyObservations(from sourceID: Int64, to targetID: Int64) throws {
         try deleteObservations(targetID)
+        try db.execute(sql: "DELETE FROM model_labels WHERE image_id = ?", arguments: [targetID])
         guard let packed = try Data.fetchOne(
             db, sql: "SELECT packed FROM image_labels WHERE image_id = ?", arguments: [sourceID])
         else { return }
@@ -230,6 +260,10 @@ struct BatchWriter {
         }
         try db.execute(
             sql: "INSERT INTO image_labels(image_id, packed) VALUES (?, ?)", arguments: [targetID, packed])
+        // A corrected copy keeps what the model said too, so later corrections start from it.
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO model_labels(image_id, packed) SELECT ?, packed FROM model_labels WHERE image_id = ?",
+            arguments: [targetID, sourceID])
     }
 
     /// Applies the label counts and postings collected by this transaction.

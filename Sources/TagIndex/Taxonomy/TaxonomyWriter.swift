@@ -98,7 +98,11 @@ extension TagIndex {
                 INSERT INTO label_text(rowid, identifier, display_name, synonyms)
                     SELECT id, identifier, display_name, synonyms FROM labels;
                 """)
-            if oldEdges != newEdges { try Self.recomputeSubtreeConfidences(db) }
+            if oldEdges != newEdges {
+                try Self.recomputeSubtreeConfidences(db)
+                // A removal covers the labels below it as the taxonomy has them now.
+                try Corrections.reapplyAll(db, index: self)
+            }
             try db.execute(
                 sql: "INSERT INTO models(name, version) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 arguments: [model.name, model.version])

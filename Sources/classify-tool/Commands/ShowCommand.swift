@@ -11,7 +11,7 @@ struct ShowCommand: ParsableCommand {
         abstract: "Show what the index knows about one image.",
         discussion: """
             Prints the size, dates, model, content hash and labels (or why the file
-            failed).
+            failed). Labels you corrected with `classify-tool tag` are marked.
 
             Examples:
               classify-tool show ~/Pictures/2024/beach.jpg
@@ -33,13 +33,23 @@ struct ShowCommand: ParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         let labels = try index.labels(forPath: absolute)
+        let corrections = try index.corrections(forPath: absolute)
+        let added = Dictionary(corrections.filter { $0.kind == .added }.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        let removed = corrections.filter { $0.kind == .removed }
         let stamp = ISO8601DateFormatter()
         if format == .json {
             var object: [String: Any] = [
                 "path": image.path, "size": image.size, "modified": stamp.string(from: image.modificationTime),
                 "indexed": stamp.string(from: image.indexedAt), "hasFeaturePrint": image.hasFeaturePrint,
-                "labels": labels.prefix(top).map { ["identifier": $0.identifier, "confidence": (($0.confidence ?? $0.subtreeConfidence) * 1e4).rounded() / 1e4] },
+                "labels": labels.prefix(top).map { label -> [String: Any] in
+                    var entry: [String: Any] = ["identifier": label.identifier, "confidence": ((label.confidence ?? label.subtreeConfidence) * 1e4).rounded() / 1e4]
+                    if added[label.identifier] != nil, label.confidence == 1 { entry["corrected"] = "added" }
+                    return entry
+                },
             ]
+            if !corrections.isEmpty {
+                object["corrections"] = corrections.map { ["identifier": $0.identifier, "kind": $0.kind.rawValue, "userLabel": $0.isUserLabel] }
+            }
             if let hash = image.contentHash { object["contentHash"] = hash }
             if let width = image.width, let height = image.height { object["width"] = width; object["height"] = height }
             if let model = image.model { object["model"] = model.description }
@@ -58,8 +68,15 @@ struct ShowCommand: ParsableCommand {
         }
         Terminal.out("  labels")
         for label in labels.prefix(top) {
-            Terminal.out(String(format: "    %.3f  %@", label.confidence ?? label.subtreeConfidence, label.identifier as NSString))
+            var mark = ""
+            if let correction = added[label.identifier], label.confidence == 1 {
+                mark = correction.isUserLabel ? "  (corrected: your label)" : "  (corrected: added)"
+            }
+            Terminal.out(String(format: "    %.3f  %@", label.confidence ?? label.subtreeConfidence, label.identifier as NSString) + mark)
         }
         if labels.count > top { Terminal.out("    ... \(labels.count - top) more (--top N)") }
+        for correction in removed {
+            Terminal.out("  removed   \(correction.identifier) (corrected: with the labels below it)")
+        }
     }
 }

@@ -116,6 +116,9 @@ struct FormatFixtureTests {
         let image = try ImageDecoder().decode(Self.data("webp-lossy.webp"), minimumShortSide: 16)
         #expect(image.width == 24 && image.height == 16)
         #expect(image.originalWidth == 48 && image.originalHeight == 32)
+        // A lossless WebP keeps its exact pixels, as a PNG of it would.
+        let lossless = try ImageDecoder().decode(Self.data("webp-lossless.webp"), minimumShortSide: 16)
+        #expect(lossless.width == 48 && lossless.height == 32)
     }
 
     /// Every fixture cut short, or with a run of bytes overwritten in its middle, fails with a

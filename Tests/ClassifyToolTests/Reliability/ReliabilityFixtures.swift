@@ -58,6 +58,9 @@ enum ReliabilityFixtures {
     static func read<T>(_ database: URL, _ body: (Database) throws -> T) throws -> T {
         var configuration = Configuration()
         configuration.readonly = true
+        // Like the tool's own connections: wait while another process holds a lock (an index run
+        // checkpointing its WAL) instead of failing at once; on a loaded machine that takes a while.
+        configuration.busyMode = .timeout(30)
         let queue = try DatabaseQueue(path: database.path, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read(body)

@@ -58,6 +58,16 @@ struct Fixture: Sendable {
         return Fixture(root: root.resolvingSymlinksInPath())
     }
 
+    /// The three good photos directly in `photos`, and an empty `photos/sub` folder.
+    static func goodPhotos(_ name: String = "good") throws -> Fixture {
+        let fixture = try empty(name)
+        try FileManager.default.createDirectory(at: fixture.photos.appending(path: "sub"), withIntermediateDirectories: true)
+        for name in ["cat-chelsea.jpg", "coffee-cup.jpg", "rocket.jpg"] {
+            try FileManager.default.copyItem(at: sourcePhotos.appending(path: name), to: fixture.photos.appending(path: name))
+        }
+        return fixture
+    }
+
     /// The full layout described above.
     static func library() throws -> Fixture {
         let fixture = try empty("library")

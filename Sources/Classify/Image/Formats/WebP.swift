@@ -1,6 +1,6 @@
 import CClassifyCodecs
 
-/// WebP through libwebp: lossy, lossless and alpha (composited onto white), scaled by
+/// WebP through libwebp: lossy, lossless and alpha (composited onto white); lossy ones scaled by
 /// libwebp's rescaler while decoding to the smallest power-of-two fraction that keeps the
 /// requested short side (as JPEG's DCT scaling does); animated WebP gives its first frame.
 /// Orientation comes from the EXIF chunk, as for JPEG.
