@@ -6,10 +6,10 @@
 // each other in memory (panel p starts at p * k * 16), so a group is one contiguous stream.
 //
 // Register tile: 6 rows x 64 columns = 24 zmm accumulators and 4 weight vectors of the 32
-// registers; per k, 4 loads and 6 broadcasts feed 24 FMAs. A group of only one or two panels (the
-// columns left past a multiple of 64, or n = 24, 40) takes 12 rows instead, so a tile keeps 12 or
-// more independent accumulators. The last panel's columns past n are masked on load and store,
-// so tails need no scalar code. Bias, clamp and residual are applied in the store as in gemm.c.
+// registers; per k, 4 loads and 6 broadcasts feed 24 FMAs. The last group may have fewer panels
+// (the columns past a multiple of 64). (12-row tiles for one- or two-panel groups were tried and
+// measured slower on the 56x56 projections.) The last panel's columns past n
+// are masked on load and store, so tails need no scalar code. Bias, clamp and residual are applied in the store as in gemm.c.
 //
 // The rows of A are taken in chunks that fit in L2; every group sweeps a chunk, and while one
 // group's tiles run, each tile prefetches its share of the next group's lines.
@@ -18,9 +18,6 @@
 #include <immintrin.h>
 
 enum { ROWS = GEMM_AVX512_TILE_M, GROUP = GEMM_AVX512_PANELS, L2_CHUNK_BYTES = 96 * 1024 };
-#ifndef NARROW_STEP
-#define NARROW_STEP 1
-#endif
 
 CLS_INLINE __mmask16 columns_mask(int columns) {
     return columns >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << columns) - 1u);
@@ -32,13 +29,13 @@ CLS_AVX512 CLS_INLINE void tile(const int mr, const int np, const gemm_job *g, c
                                 const float *bias, int nr_last, float *c, const float *residual,
                                 const char *prefetch, size_t prefetch_lines) {
     const size_t k = g->k, lda = g->lda, ldc = g->ldc, stride = k * GEMM_PANEL;
-    __m512 acc[2 * ROWS][GROUP];
+    __m512 acc[ROWS][GROUP];
     for (int v = 0; v < np; v++) {
         const __mmask16 mask = v == np - 1 ? columns_mask(nr_last) : (__mmask16)0xFFFF;
         const __m512 start = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();
         for (int r = 0; r < mr; r++) acc[r][v] = start;
     }
-    const float *row[2 * ROWS];
+    const float *row[ROWS];
     for (int r = 0; r < mr; r++) row[r] = a + (size_t)r * lda;
     for (size_t i = 0; i < k; i++) {
         if (i < prefetch_lines) _mm_prefetch(prefetch + i * 64, _MM_HINT_T1);
@@ -68,7 +65,7 @@ CLS_AVX512 CLS_INLINE void tile(const int mr, const int np, const gemm_job *g, c
 
 #define TILE_CASE(MR, NP) tile(MR, NP, g, a, b, bias, nr_last, c, res, prefetch, prefetch_lines)
 
-// Dispatches to the tile instantiated for (mr, np): mr <= 6 for 3-4 panels, <= 12 for 1-2.
+// Dispatches to the tile instantiated for (mr, np), mr <= 6, np <= 4.
 CLS_AVX512 CLS_INLINE void tile_any(int mr, int np, const gemm_job *g, const float *a, const float *b,
                                     const float *bias, int nr_last, float *c, const float *res, const char *prefetch,
                                     size_t prefetch_lines) {
@@ -79,27 +76,19 @@ CLS_AVX512 CLS_INLINE void tile_any(int mr, int np, const gemm_job *g, const flo
     case 4: TILE_CASE(4, NP); return;                                                                                  \
     case 5: TILE_CASE(5, NP); return;                                                                                  \
     case 6: TILE_CASE(6, NP); return;
-#define ROWS_7_TO_12(NP)                                                                                               \
-    case 7: TILE_CASE(7, NP); return;                                                                                  \
-    case 8: TILE_CASE(8, NP); return;                                                                                  \
-    case 9: TILE_CASE(9, NP); return;                                                                                  \
-    case 10: TILE_CASE(10, NP); return;                                                                                \
-    case 11: TILE_CASE(11, NP); return;                                                                                \
-    case 12: TILE_CASE(12, NP); return;
     switch (np) {
     case 4: switch (mr) { ROWS_1_TO_6(4) } return;
     case 3: switch (mr) { ROWS_1_TO_6(3) } return;
-    case 2: switch (mr) { ROWS_1_TO_6(2) ROWS_7_TO_12(2) } return;
-    default: switch (mr) { ROWS_1_TO_6(1) ROWS_7_TO_12(1) } return;
+    case 2: switch (mr) { ROWS_1_TO_6(2) } return;
+    default: switch (mr) { ROWS_1_TO_6(1) } return;
     }
 #undef ROWS_1_TO_6
-#undef ROWS_7_TO_12
 }
 
 CLS_AVX512 static void rect(const gemm_job *g, size_t block_begin, size_t block_end, size_t panel_begin,
                             size_t panel_end) {
     size_t chunk_blocks = L2_CHUNK_BYTES / (g->k * sizeof(float) * ROWS);
-    if (chunk_blocks < 2) chunk_blocks = 2;
+    if (chunk_blocks < 1) chunk_blocks = 1;
     for (size_t chunk = block_begin; chunk < block_end; chunk += chunk_blocks) {
         const size_t chunk_end = chunk + chunk_blocks < block_end ? chunk + chunk_blocks : block_end;
         for (size_t p = panel_begin; p < panel_end; p += GROUP) {
@@ -115,12 +104,11 @@ CLS_AVX512 static void rect(const gemm_job *g, size_t block_begin, size_t block_
             const char *next = next_p < panel_end ? (const char *)(g->packed + next_p * g->k * GEMM_PANEL) : 0;
             const size_t next_np = next ? (panel_end - next_p < GROUP ? panel_end - next_p : GROUP) : 0;
             const size_t next_lines = g->k * next_np;  // 16 floats = one 64-byte line per k and panel
-            const size_t step = np <= 2 ? NARROW_STEP : 1;
-            const size_t tiles = (chunk_end - chunk + step - 1) / step;
-            for (size_t blk = chunk, t = 0; blk < chunk_end; blk += step, t++) {
-                const size_t last = blk + step < chunk_end ? blk + step : chunk_end;
+            const size_t tiles = chunk_end - chunk;
+            for (size_t blk = chunk, t = 0; blk < chunk_end; blk++, t++) {
+                // Rows are spread evenly over the row blocks (49 = 4 x 6 + 5 x 5), as in gemm.c.
                 const size_t r0 = g->m * blk / g->row_blocks;
-                const int mr = (int)(g->m * last / g->row_blocks - r0);
+                const int mr = (int)(g->m * (blk + 1) / g->row_blocks - r0);
                 const char *prefetch = 0;
                 size_t prefetch_lines = 0;
                 if (next) {
