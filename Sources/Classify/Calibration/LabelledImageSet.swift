@@ -20,10 +20,6 @@ public struct LabelledImageSet: Sendable {
     /// Image files whose label could not be worked out.
     public var unlabelled: [URL]
 
-    static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff", "gif",
-    ]
-
     public init(root: URL, taxonomy: LabelTaxonomy) throws {
         let lookup = TruthLookup(taxonomy: taxonomy)
         var images: [Image] = []
@@ -31,7 +27,7 @@ public struct LabelledImageSet: Sendable {
         guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: root.path])
         }
-        for case let url as URL in enumerator where Self.imageExtensions.contains(url.pathExtension.lowercased()) {
+        for case let url as URL in enumerator where ImageFileWalker.imageExtensions.contains(url.pathExtension.lowercased()) {
             let folder = url.deletingLastPathComponent().lastPathComponent
             let isDirectChild = url.deletingLastPathComponent().standardizedFileURL == root.standardizedFileURL
             let label = (isDirectChild ? nil : lookup.label(forName: folder)) ?? lookup.label(forFileStem: url.deletingPathExtension().lastPathComponent)
