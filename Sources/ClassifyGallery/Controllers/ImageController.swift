@@ -235,14 +235,15 @@ struct ImageView: PageView {
                 id: member.imageID, path: member.path, size: member.size, modified: nil, width: member.width,
                 height: member.height, labels: details.similarLabels[member.imageID] ?? [],
                 caption: "\(size) · \(LabelText.bytes(member.size))",
-                badge: member.imageID == keeperID ? "" : LabelText.confidence(member.score), isKeeper: member.imageID == keeperID)
+                badge: member.imageID == keeperID ? "keep" : LabelText.confidence(member.score), isKeeper: member.imageID == keeperID)
         }
         if let group {
-            let count = group.isComplete ? "\(group.members.count)" : "at least \(group.members.count)"
+            let others = group.members.count - 1
+            let count = (group.isComplete ? "" : "at least ") + "\(others) near-duplicate\(others == 1 ? "" : "s")"
             let keep = keeperID == details.id
                 ? "This photo has the largest resolution: keep it."
-                : "The copy with the most pixels is marked “keep”."
-            duplicateNote = "\(count) photos in this group (scores against the keeper). \(keep)"
+                : "The copy with the most pixels is marked “keep”; the others show their score against it."
+            duplicateNote = "This photo and \(count). \(keep)"
                 + (group.isComplete ? "" : " The Duplicates page lists the whole group.")
         } else {
             duplicateNote = ""
