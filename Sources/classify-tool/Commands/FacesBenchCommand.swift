@@ -25,6 +25,7 @@ struct FacesBenchCommand: ParsableCommand {
     @Option(help: "Analysis resolution (shorter side, px).") var analysisShortSide = FaceDetector.defaultAnalysisShortSide
     @Option(help: ArgumentHelp("Only files whose name starts with one of these prefixes (comma-separated).", valueName: "prefixes"))
     var only: String?
+    @Option(help: "Only faces with at least this confidence.") var minConfidence: Float = FaceDetector.defaultMinimumConfidence
     @Flag(help: "List the files that got faces.") var list = false
 
     func validate() throws {
@@ -35,6 +36,7 @@ struct FacesBenchCommand: ParsableCommand {
         ComputeThreads.configure(threads)
         var detector = FaceDetector(model: try FaceDetectorModel.shared())
         detector.analysisShortSide = analysisShortSide
+        detector.minimumConfidence = minConfidence
         let root = URL(fileURLWithPath: folder, isDirectory: true)
         let prefixes = only.map { $0.split(separator: ",").map(String.init) }
         let files = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
@@ -54,15 +56,15 @@ struct FacesBenchCommand: ParsableCommand {
                 withFaces += 1
                 faceCount += result.faces.count
                 if list {
-                    Terminal.out("\(file)  " + result.faces.map { String(format: "%.3f %.0fx%.0f", $0.confidence, $0.pixelBoundingBox.width, $0.pixelBoundingBox.height) }.joined(separator: ", "))
+                    Terminal.out("\(file)  " + result.faces.map { String(format: "%.3f %.0fx%.0f at %.0f,%.0f", $0.confidence, $0.pixelBoundingBox.width, $0.pixelBoundingBox.height, $0.pixelBoundingBox.x, $0.pixelBoundingBox.y) }.joined(separator: ", "))
                 }
             }
         }
         guard !times.isEmpty else { throw ValidationError("no photo could be read in \(folder)") }
         func percentile(_ values: [Double], _ p: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * p))] }
         Terminal.out(String(
-            format: "%d photos (%d failed), analysis short side %d, %d thread(s): median %.1f ms, p90 %.1f ms per photo (decode alone median %.1f ms); %d photos with faces (%.1f%%), %d faces",
-            times.count, failed, analysisShortSide, threads, percentile(times, 0.5), percentile(times, 0.9), percentile(decodeTimes, 0.5),
+            format: "%d photos (%d failed), analysis short side %d, min confidence %.2f, %d thread(s): median %.1f ms, p90 %.1f ms per photo (decode alone median %.1f ms); %d photos with faces (%.1f%%), %d faces",
+            times.count, failed, analysisShortSide, minConfidence, threads, percentile(times, 0.5), percentile(times, 0.9), percentile(decodeTimes, 0.5),
             withFaces, 100 * Double(withFaces) / Double(times.count), faceCount))
     }
 }
