@@ -43,4 +43,27 @@ import Testing
         let bad = try Tool.run(["faces", Self.astronaut, "--min-confidence", "2"])
         #expect(bad.status == 1)
     }
+
+    /// `index` stores faces by default; `faces:N`, `face`, `person` and `show` read them; `--no-faces` skips them.
+    @Test func indexStoresFacesForSearchAndShow() throws {
+        let fixture = try Fixture.empty("faces")
+        defer { fixture.remove() }
+        let astronaut = fixture.photos.appending(path: "astronaut.png").path
+        try FileManager.default.copyItem(atPath: Self.astronaut, toPath: astronaut)
+        try FileManager.default.copyItem(at: Fixture.sourcePhotos.appending(path: "cat-chelsea.jpg"), to: fixture.photos.appending(path: "cat.jpg"))
+        let db = fixture.database.path
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet"]).status == 0)
+        #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
+        #expect(try Tool.run(["search", "faces:0", "--db", db]).lines == [fixture.photos.appending(path: "cat.jpg").path])
+        // The face label has no calibration curve, so the default calibrated filter keeps it out;
+        // without a filter the word finds the faces.
+        #expect(try Tool.run(["search", "face", "--filter", "none", "--db", db]).lines == [astronaut])
+        #expect(try Tool.run(["search", "people", "--db", db]).lines.contains(astronaut))
+        let show = try Tool.run(["show", astronaut, "--db", db])
+        #expect(show.stdout.contains("faces     1"))
+
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet", "--no-faces"]).status == 0)
+        #expect(try Tool.run(["search", "faces:0+", "--db", db]).lines.isEmpty)
+        #expect(!(try Tool.run(["show", astronaut, "--db", db]).stdout.contains("faces ")))
+    }
 }

@@ -13,8 +13,9 @@ public struct DetectFaceRectanglesRequest: Sendable {
     /// Largest image (width x height from the header) accepted; larger ones throw before decoding.
     /// Usage: `request.maximumPixelCount = 50_000_000`
     public var maximumPixelCount = 100_000_000
-    /// Faces below this confidence are left out. Usage: `request.minimumConfidence = 0.9`
-    public var minimumConfidence: Float = 0
+    /// Faces below this confidence are left out (default 0.95, see `FaceDetector.defaultMinimumConfidence`).
+    /// Usage: `request.minimumConfidence = 0.7`
+    public var minimumConfidence: Float = FaceDetector.defaultMinimumConfidence
 
     /// A request on the shipped detector (found by `FaceDetectorModel.candidateDirectories()`).
     ///

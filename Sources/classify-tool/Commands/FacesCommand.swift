@@ -23,7 +23,7 @@ struct FacesCommand: AsyncParsableCommand {
 
     @Argument(help: "Image files or folders.") var paths: [String]
     @Option(help: "Output format.") var format: FaceFormat = .table
-    @Option(help: "Only faces with at least this confidence.") var minConfidence: Float = 0
+    @Option(help: "Only faces with at least this confidence (the cascade itself keeps 0.7 and above).") var minConfidence: Float = FaceDetector.defaultMinimumConfidence
     @Option(help: ArgumentHelp("Face detector directory (default: $CLASSIFY_FACE_MODEL_DIR, else Models/mtcnn beside the model).", valueName: "dir"))
     var faceModel: String?
     @Flag(help: "Also look at hidden files and folders.") var includeHidden = false

@@ -28,6 +28,12 @@ struct FaceDetectorTests {
         #expect(face.landmarks.leftEye.y > face.landmarks.mouthLeft.y)
     }
 
+    @Test func defaultsAreTheMeasuredOnes() {
+        let detector = FaceDetector(model: ShippedFaceModel.model)
+        #expect(detector.analysisShortSide == 1000 && detector.minimumConfidence == 0.95)
+        #expect(DetectFaceRectanglesRequest().minimumConfidence == 0.95)
+    }
+
     @Test func catPhotoHasNoFace() throws {
         let result = try FaceDetector(model: ShippedFaceModel.model).detect(contentsOf: Self.fixture("cat-chelsea.jpg", "Fixtures/photos"))
         #expect(result.faces.isEmpty)
@@ -65,6 +71,7 @@ struct FaceDetectorTests {
         var detector = FaceDetector(model: ShippedFaceModel.model)
         let full = try #require(detector.detect(in: Self.astronaut).faces.first)
         detector.analysisShortSide = 100   // 168x160 analysed at 105x100
+        detector.minimumConfidence = 0.7   // the cascade's own threshold: the small face scores lower
         let reduced = try detector.detect(in: Self.astronaut)
         let face = try #require(reduced.faces.first)
         #expect(reduced.width == Self.astronaut.width && reduced.height == Self.astronaut.height)
