@@ -91,3 +91,53 @@ struct PostgresDialectTests {
         }
     }
 }
+
+/// Whole search pages on PostgreSQL against `TagIndex.search` on SQLite (which takes its dense
+/// or SQL path as it would for a user): same hits in the same order, scores, totals and facets.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresSearchPageTests {
+    static let queries = [
+        "dog", "animal", "dog -poodle", "dog OR beach", "(dog OR beach) -indoor", "retr*", "-dog",
+        "dog under:/lib/a", "animal under:/lib/b type:jpg", "type:PNG", "animal after:2023-11-16 before:2023-11-20",
+        "animal minwidth:1500", "animal minheight:1500 maxsize:1MB", "minsize:1MB", "untagged", "failed", "min:0.9 untagged",
+        "dog:0.85 OR cat", "(dog OR cat) filter:high-precision", "filter:high-recall untagged", "recall:0.8 animal",
+    ]
+
+    @Test func pagesMatchTheSQLiteIndex() async throws {
+        let fixture = try FixtureIndex()
+        let session = try await PostgresSession.connect(try await PostgresTestServer.freshDatabase())
+        defer { Task { await session.close() } }
+        _ = try await IndexCopy.copy(from: fixture.index, to: session)
+        for text in Self.queries {
+            for (sort, limit, page, facets) in [(SortOrder.confidence, 50, 1, 0), (.confidence, 2, 2, 5), (.path, 3, 1, 3), (.date, 2, 3, 20)] {
+                var query = try Query(parsing: text)
+                query.sort = sort
+                query.limit = limit
+                query.page = page
+                query.facetCount = facets
+                let expected = try fixture.index.search(query)
+                let actual = try await Self.postgresPage(query, fixture.index, session)
+                let label = "\(text) sort \(sort) limit \(limit) page \(page) facets \(facets)"
+                #expect(actual.hits.map(\.path) == expected.hits.map(\.path), "\(label)")
+                #expect(actual.hits == expected.hits, "\(label)")
+                #expect(actual.totalCount == expected.totalCount, "\(label)")
+                #expect(actual.facets == expected.facets, "\(label)")
+            }
+        }
+    }
+
+    static func postgresPage(_ query: Query, _ index: TagIndex, _ session: PostgresSession) async throws -> SearchPage {
+        let (plan, total, taxonomy) = try resolved(query, index)
+        return try await PostgresSearcher(query: query, taxonomy: taxonomy).run(plan, total: total, session)
+    }
+
+    /// The plan as `TagIndex` resolves it (term resolution is shared, not yet run on PostgreSQL).
+    static func resolved(_ query: Query, _ index: TagIndex) throws -> (MatchPlan, Int, TaxonomySnapshot) {
+        try index.database.read { db in
+            let taxonomy = try index.taxonomy(db)
+            let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0
+            let plan = try query.expression.map { try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan($0) } ?? .all
+            return (plan, total, taxonomy)
+        }
+    }
+}
