@@ -6,14 +6,16 @@ import PostgresNIO
 /// of the shared schema, ids kept, so a copy answers every search as the original does.
 ///
 /// The target must be empty (its schema is created when missing). Rows are read in primary-key
-/// order in pages of ``pageSize`` and written in one transaction, so an interrupted copy leaves
+/// order in pages of ``defaultPageSize`` rows and written in one transaction, so an interrupted copy leaves
 /// an empty target and can simply be run again. SQLite-only tables (`label_postings`,
 /// `label_text`) are not copied: PostgreSQL does not use them.
 ///
 /// Usage: `let copied = try await IndexCopy.copy(from: sqliteIndex, to: session)`
 public enum IndexCopy {
-    /// Rows read and written per statement.
-    static let pageSize = 500
+    /// Rows read and written per statement unless a copy says otherwise.
+    ///
+    /// Usage: `try await IndexCopy.copy(from: index, to: session, pageSize: IndexCopy.defaultPageSize)`
+    public static let defaultPageSize = 500
 
     /// One table of the shared schema: its columns (key columns first) and those that are
     /// booleans on PostgreSQL (0/1 integers in SQLite).
@@ -24,6 +26,9 @@ public enum IndexCopy {
         var booleans: Set<String> = []
         /// Whether PostgreSQL generates its ids (the sequence is moved past the copied ids).
         var hasIdentity = false
+        /// Text key columns, ordered in byte order on PostgreSQL as on SQLite (keyset pagination
+        /// needs both sides to agree on the order).
+        var textKeys: Set<String> { Set(columns.prefix(keyCount).filter { ["key", "content_hash", "label"].contains($0) }) }
     }
 
     /// In dependency order (referenced tables first).
@@ -63,7 +68,8 @@ public enum IndexCopy {
     /// images or labels (it is never merged into).
     ///
     /// Usage: `let summary = try await IndexCopy.copy(from: try TagIndex(readingFrom: url), to: session)`
-    public static func copy(from source: TagIndex, to target: PostgresSession) async throws -> Summary {
+    public static func copy(from source: TagIndex, to target: PostgresSession, pageSize: Int = defaultPageSize) async throws -> Summary {
+        guard pageSize >= 1 else { throw TagIndexError.invalidInput("a copy reads at least one row at a time") }
         try await PostgresSchema.migrate(target)
         let existing = try await target.all("SELECT (SELECT COUNT(*) FROM images) + (SELECT COUNT(*) FROM labels)") { try $0.decode(Int64.self) }
         guard existing.first == 0 else {
@@ -75,7 +81,7 @@ public enum IndexCopy {
                 var count = 0
                 var after: [DatabaseValue]? = nil
                 while true {
-                    let page = try source.guardingStorage { try readPage(table, after: after, source) }
+                    let page = try source.guardingStorage { try readPage(table, after: after, pageSize: pageSize, source) }
                     if page.isEmpty { break }
                     try await insert(page, into: table, session)
                     count += page.count
@@ -94,7 +100,7 @@ public enum IndexCopy {
     }
 
     /// The next page of `table` after the key `after` (keyset pagination in primary-key order).
-    static func readPage(_ table: Table, after: [DatabaseValue]?, _ source: TagIndex) throws -> [[DatabaseValue]] {
+    static func readPage(_ table: Table, after: [DatabaseValue]?, pageSize: Int, _ source: TagIndex) throws -> [[DatabaseValue]] {
         let keys = table.columns.prefix(table.keyCount)
         var sql = "SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name)"
         var arguments = StatementArguments()

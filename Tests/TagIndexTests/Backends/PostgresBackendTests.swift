@@ -163,3 +163,33 @@ struct PostgresBackendTests {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
+
+/// SQLite -> PostgreSQL -> SQLite: the copy back answers every search as the original does.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct IndexCopyRoundTripTests {
+    @Test(arguments: [1, 3, 500])
+    func aRoundTripAnswersLikeTheOriginal(pageSize: Int) async throws {
+        let fixture = try FixtureIndex()
+        _ = try fixture.index.addLabel("poodle", to: ["/lib/b/flat1.jpg"])
+        let session = try await PostgresSession.connect(try await PostgresTestServer.freshDatabase())
+        defer { Task { await session.close() } }
+        let there = try await IndexCopy.copy(from: fixture.index, to: session, pageSize: pageSize)
+        let back = fixture.directory.url.appending(path: "back.sqlite")
+        let returned = try await IndexCopy.copy(from: session, toNewFile: back, pageSize: pageSize)
+        #expect(returned == there)
+        #expect(there.count(of: "corrections") == 1)
+        let copy = try TagIndex(readingFrom: back)
+        #expect(try copy.statistics() == fixture.index.statistics())
+        for text in PostgresSearchPageTests.queries + ["poodle", "retriever", "kitty", "golden"] {
+            for facets in [0, 5] {
+                var query = try Query(parsing: text)
+                query.facetCount = facets
+                #expect(try copy.search(query) == fixture.index.search(query), "\(text)")
+            }
+        }
+        // Never over an existing file, never leaving a partial file behind.
+        await #expect(throws: TagIndexError.self) { try await IndexCopy.copy(from: session, toNewFile: back) }
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path).filter { $0.contains("partial") }
+        #expect(left.isEmpty)
+    }
+}

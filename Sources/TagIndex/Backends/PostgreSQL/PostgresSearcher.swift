@@ -19,18 +19,7 @@ struct PostgresSearcher {
     /// Quantized per-label thresholds of a calibrated query (labels a person added pass at 1),
     /// as `Searcher` computes them; nil when the query is not calibrated.
     func calibratedThresholds(addedLabelIDs: Set<Int64>) -> [Int64: Int]? {
-        guard let calibration = query.calibration else { return nil }
-        let floor = StorageFormat.threshold(query.minimumConfidence)
-        var thresholds: [Int64: Int] = [:]
-        for (label, curve) in taxonomy.curves {
-            if let threshold = calibration.threshold(for: curve) {
-                thresholds[label] = max(floor, StorageFormat.quantize(threshold))
-            }
-        }
-        for label in addedLabelIDs where thresholds[label] == nil {
-            thresholds[label] = StorageFormat.quantize(1)
-        }
-        return thresholds
+        Searcher.calibratedThresholds(query, taxonomy, addedLabelIDs: addedLabelIDs)
     }
 
     /// The labels with an `added` correction, by id.
@@ -42,7 +31,7 @@ struct PostgresSearcher {
 
     /// One page of results for `plan`; `total` is an upper bound of the image count (for join order).
     func run(_ plan: MatchPlan, total: Int, _ session: PostgresSession) async throws -> SearchPage {
-        let calibrated = calibratedThresholds(addedLabelIDs: try await Self.addedLabelIDs(session))
+        let calibrated = query.calibration == nil ? nil : calibratedThresholds(addedLabelIDs: try await Self.addedLabelIDs(session))
         var compiler = PostgresCompiler(status: query.filters.status, total: total)
         let resultSet = "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m "
             + "JOIN images AS i ON i.id = m.image_id" + filterConditions(calibrated: calibrated, &compiler)
