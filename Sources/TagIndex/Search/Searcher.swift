@@ -24,16 +24,7 @@ extension TagIndex {
     /// let page = try index.search(query)
     /// ```
     public func search(_ query: Query) throws -> SearchPage {
-        guard (1...1000).contains(query.limit) else {
-            throw TagIndexError.invalidInput("a page holds 1 to 1000 results; got \(query.limit)")
-        }
-        guard query.page >= 1, query.page <= 1_000_000 else {
-            throw TagIndexError.invalidInput("pages are numbered from 1; got \(query.page)")
-        }
-        let most = ImageFilters.maximumFolderOrTypeCount
-        guard query.filters.folders.count <= most, query.filters.fileTypes.count <= most else {
-            throw TagIndexError.invalidInput("a search takes at most \(most) folders and \(most) file types")
-        }
+        try query.checkLimits()
         do {
             return try guardingStorage {
                 try database.read { db in
