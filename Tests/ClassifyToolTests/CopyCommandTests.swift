@@ -28,6 +28,25 @@ struct CopyCommandTests {
         #expect(overwrite.status == 1)
         #expect(overwrite.stderr.contains("already exists"), "\(overwrite.stderr)")
 
+        // The same answers from PostgreSQL as from the original.
+        for arguments in [["search", "thing_0 OR group_0 OR category_1", "--limit", "1000"], ["search", "group_0 -thing_0", "--sort", "path", "--facets", "5"]] {
+            let a = try Tool.run(arguments + ["--db", original]), b = try Tool.run(arguments + ["--db", database])
+            #expect(a.status == 0 && b.status == 0, "\(b.stderr)")
+            #expect(a.stdout == b.stdout && a.stderr == b.stderr, "\(arguments)")
+            #expect(!a.lines.isEmpty)
+        }
+        let postgresStats = try Tool.run(["stats", "--json", "--db", database])
+        let sqliteStats = try Tool.run(["stats", "--json", "--db", original])
+        for key in ["images", "failed", "labels", "labelsInUse", "observations", "models"] {
+            let a = try JSONSerialization.jsonObject(with: Data(sqliteStats.stdout.utf8)) as? [String: Any]
+            let b = try JSONSerialization.jsonObject(with: Data(postgresStats.stdout.utf8)) as? [String: Any]
+            let sorted = { (value: Any?) in
+                String(decoding: (try? JSONSerialization.data(withJSONObject: [key: value ?? "-"], options: .sortedKeys)) ?? Data(), as: UTF8.self)
+            }
+            #expect(sorted(a?[key]) == sorted(b?[key]), "\(key): \(postgresStats.stderr)")
+        }
+        #expect(postgresStats.stdout.contains(database.replacingOccurrences(of: "/", with: "\\/")) || postgresStats.stdout.contains(database), "\(postgresStats.stdout)")
+
         // The same answers from both files.
         for arguments in [["search", "thing_0 OR group_0 OR category_1", "--limit", "1000"], ["search", "group_0 -thing_0", "--sort", "path"], ["stats", "--json"]] {
             let a = try Tool.run(arguments + ["--db", original]), b = try Tool.run(arguments + ["--db", back])

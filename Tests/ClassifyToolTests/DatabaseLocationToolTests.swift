@@ -24,8 +24,14 @@ import Testing
         let result = try Tool.run(["stats", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
                                   environment: Tool.environment(dataHome: fixture.dataHome))
         #expect(result.status == 1)
-        #expect(result.stderr.contains("postgres://classify@127.0.0.1:1/photos"), "\(result.stderr)")
+        #expect(result.stderr.contains("cannot reach the PostgreSQL server at 127.0.0.1:1"), "\(result.stderr)")
         #expect(!result.stderr.contains("hunter2"), "\(result.stderr)")
+        // Commands that do not open PostgreSQL yet say so.
+        let show = try Tool.run(["show", "x.jpg", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
+                                environment: Tool.environment(dataHome: fixture.dataHome))
+        #expect(show.status == 1)
+        #expect(show.stderr.contains("does not open PostgreSQL indexes yet (postgres://classify@127.0.0.1:1/photos?sslmode=prefer)"), "\(show.stderr)")
+        #expect(!show.stderr.contains("hunter2"))
         #expect(!FileManager.default.fileExists(atPath: fixture.root.appending(path: "postgres:").path), "no folder named after the scheme")
 
         let malformed = try Tool.run(["stats", "--db", "postgres://classify:hunter2@127.0.0.1:notaport/photos"], in: fixture.root,

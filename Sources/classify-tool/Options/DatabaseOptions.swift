@@ -6,7 +6,7 @@ import TagIndex
 ///
 /// Usage: `@OptionGroup var database: DatabaseOptions` then `let index = try database.open(create: false)`
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Index database file (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or for search and stats postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
     var db: String?
 
     /// `$XDG_DATA_HOME/classify-tool/index.sqlite`, or `$HOME/.local/share/classify-tool/index.sqlite`.
@@ -29,15 +29,24 @@ struct DatabaseOptions: ParsableArguments {
     /// malformed PostgreSQL URL (messages never show a password).
     func validate() throws {
         guard let given else { return }
-        let location: IndexLocation
         do {
-            location = try IndexLocation(parsing: given)
+            _ = try IndexLocation(parsing: given)
         } catch let error as IndexLocationError {
             throw ValidationError("\(db != nil ? "--db" : "CLASSIFY_DB"): \(error)")
         }
-        if case .postgres(let descriptor) = location {
-            throw ValidationError("\(descriptor): this version of classify-tool cannot open PostgreSQL indexes yet; use a SQLite file")
-        }
+    }
+
+    /// The PostgreSQL database, when the location names one.
+    var postgres: PostgresDescriptor? {
+        if case .postgres(let descriptor) = indexLocation { return descriptor }
+        return nil
+    }
+
+    /// Fails, saying so, for a PostgreSQL location in a command that does not open one yet.
+    func requireSQLite() throws {
+        guard let postgres else { return }
+        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); search, stats and copy do")
+        throw ExitCode(ToolExit.failure)
     }
 
     /// The parsed location (after `validate()`).
@@ -46,11 +55,12 @@ struct DatabaseOptions: ParsableArguments {
         return (try? IndexLocation(parsing: given)) ?? .sqlite(URL(fileURLWithPath: given))
     }
 
-    /// The SQLite file of the index.
+    /// The SQLite file of the index (call `requireSQLite()` first where a PostgreSQL location is possible).
     var location: URL { indexLocation.fileURL ?? Self.defaultLocation }
 
     /// Opens (and creates, when `create`) the index.
     func open(create: Bool) throws -> TagIndex {
+        try requireSQLite()
         let url = location
         if !FileManager.default.fileExists(atPath: url.path) {
             guard create else {

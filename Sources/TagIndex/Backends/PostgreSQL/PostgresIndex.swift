@@ -75,6 +75,40 @@ public final class PostgresIndex: Sendable {
         return IndexStatistics(imageCount: Int(images), failedCount: Int(failed), labelCount: Int(labels), observationCount: Int(observations))
     }
 
+    /// The model stamps that produced the indexed files, most used first.
+    ///
+    /// Usage: `let models = try await index.modelUsage()`
+    public func modelUsage() async throws -> [ModelUsage] {
+        try await session.all("""
+            SELECT models.name, models.version, COUNT(images.id) AS n FROM models
+            JOIN images ON images.model_id = models.id GROUP BY models.id ORDER BY n DESC, models.id
+            """) { row in
+            let (name, version, count) = try row.decode((String, String, Int64).self)
+            return ModelUsage(model: ModelStamp(name: name, version: version), imageCount: Int(count))
+        }
+    }
+
+    /// How many labels at least one image carries.
+    ///
+    /// Usage: `let inUse = try await index.labelsInUseCount()`
+    public func labelsInUseCount() async throws -> Int {
+        Int(try await session.all("SELECT COUNT(DISTINCT label_id) FROM observations") { try $0.decode(Int64.self) }.first ?? 0)
+    }
+
+    /// Whether any label has a precision/recall curve (calibrated filters can keep something).
+    ///
+    /// Usage: `if try await index.hasCalibration() { query.calibration = .highRecall }`
+    public func hasCalibration() async throws -> Bool {
+        try await session.all("SELECT EXISTS(SELECT 1 FROM labels WHERE curve_id IS NOT NULL)") { try $0.decode(Bool.self) }.first ?? false
+    }
+
+    /// The database's size on the server, in bytes.
+    ///
+    /// Usage: `let bytes = try await index.databaseBytes()`
+    public func databaseBytes() async throws -> Int64 {
+        try await session.all("SELECT pg_database_size(current_database())") { try $0.decode(Int64.self) }.first ?? 0
+    }
+
     /// Closes the connection.
     ///
     /// Usage: `await index.close()`
