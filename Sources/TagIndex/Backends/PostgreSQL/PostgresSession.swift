@@ -27,6 +27,13 @@ public final class PostgresSession: Sendable {
         self.connection = connection
     }
 
+    /// A session dropped without `close()` closes its connection on the way out (PostgresNIO
+    /// requires every connection to be closed before it goes away).
+    deinit {
+        let connection = self.connection
+        Task { try? await connection.close() }
+    }
+
     /// Connects, or throws ``PostgresBackendError/unreachable(endpoint:reason:)`` within `timeout`
     /// (``PostgresBackendError/rejected(endpoint:reason:)`` when the server refuses the login).
     ///
