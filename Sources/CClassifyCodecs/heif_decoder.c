@@ -65,7 +65,7 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
         snprintf(text, sizeof text, "%s decoder missing from this libheif %s", coding_name(coding),
                  heif_get_version());
         cls_message_set(message, text);
-        return CLS_UNSUPPORTED;
+        return CLS_DECODER_MISSING;
     }
     cls_heif_decoder *state = calloc(1, sizeof *state);
     if (state == NULL || (state->context = heif_context_alloc()) == NULL) {

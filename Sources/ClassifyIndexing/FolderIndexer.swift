@@ -104,11 +104,15 @@ public struct FolderIndexer: Sendable {
     public let index: TagIndex
     public let classifier: ImageClassifier
     public let vocabulary: IndexVocabulary
+    /// Finds and stores the faces of every classified image; nil skips faces (`index --no-faces`).
+    public let faceDetector: FaceDetector?
 
-    public init(index: TagIndex, classifier: ImageClassifier) {
+    /// Usage: `FolderIndexer(index: index, classifier: classifier, faceDetector: FaceDetector(model: try .shared()))`
+    public init(index: TagIndex, classifier: ImageClassifier, faceDetector: FaceDetector? = nil) {
         self.index = index
         self.classifier = classifier
-        vocabulary = IndexVocabulary(model: classifier.model)
+        self.faceDetector = faceDetector
+        vocabulary = IndexVocabulary(model: classifier.model, faces: faceDetector != nil)
     }
 
     /// One walked file that needs reading, or a path the walk could not use.
@@ -211,6 +215,7 @@ public struct FolderIndexer: Sendable {
     private func makeWork(run: IndexRun) -> @Sendable (Candidate) -> Outcome {
         let classifier = classifier
         let vocabulary = vocabulary
+        let faceDetector = faceDetector
         return { candidate in
             switch candidate {
             case .problem(let path, let reason):
@@ -238,7 +243,11 @@ public struct FolderIndexer: Sendable {
                 }
                 do throws(ClassificationError) {
                     let result = try classifier.classify(data: bytes)
-                    return .write(vocabulary.entry(for: result, file: facts, contentHash: hash), known: known)
+                    // The faces are looked for in a second decode at the detector's analysis
+                    // resolution; an image that classified decodes again, so a failure here is
+                    // stored as "faces not looked for" rather than failing the image.
+                    let faces = faceDetector.flatMap { try? $0.detect(data: bytes) }
+                    return .write(vocabulary.entry(for: result, faces: faces, file: facts, contentHash: hash), known: known)
                 } catch {
                     return .write(vocabulary.entry(for: error, file: facts, contentHash: hash), known: known)
                 }

@@ -21,10 +21,21 @@ public struct IndexVocabulary: Sendable {
     /// marked as something the classifier cannot see. Empty when the model has none.
     public let searchWords: [VocabularyWord]
 
-    public init(model: ImageClassifierModel) {
+    /// Whether faces are detected and stored: adds the ``faceLabel`` to the taxonomy and changes
+    /// the stamp, so switching faces on or off re-indexes stored images.
+    public let faces: Bool
+
+    /// The label an image gets when faces are found in it, with the best face's confidence:
+    /// `face`, below `person` when the taxonomy has it, so `person` and `people` match photos
+    /// with faces too. Usage: `IndexVocabulary.faceLabel`
+    public static let faceLabel = "face"
+
+    /// Usage: `let vocabulary = IndexVocabulary(model: try .shared(), faces: true)`
+    public init(model: ImageClassifierModel, faces: Bool = false) {
         self.model = model
+        self.faces = faces
         let labelSet = model.labelSet
-        labelDefinitions = labelSet.taxonomy.labels.map { label in
+        var definitions = labelSet.taxonomy.labels.map { label in
             LabelDefinition(
                 identifier: label.identifier, displayName: label.displayName, synonyms: label.synonyms,
                 parents: label.parents,
@@ -32,6 +43,13 @@ public struct IndexVocabulary: Sendable {
                     CurvePoint(threshold: Double($0.threshold), precision: Double($0.precision), recall: Double($0.recall))
                 })
         }
+        if faces, !definitions.contains(where: { $0.identifier == Self.faceLabel }) {
+            let person = definitions.contains { $0.identifier == "person" }
+            definitions.append(LabelDefinition(
+                identifier: Self.faceLabel, displayName: "face", synonyms: ["face", "faces"],
+                parents: person ? ["person"] : [], curve: nil))
+        }
+        labelDefinitions = definitions
         searchWords = (labelSet.vocabulary?.words ?? []).map { word in
             if let explanation = word.unsupported {
                 VocabularyWord(word: word.word, unsupported: explanation, facesAtLeast: word.facesAtLeast, reason: word.reason)
@@ -44,7 +62,7 @@ public struct IndexVocabulary: Sendable {
             hasher.update("\(label.identifier)<\(label.parents.joined(separator: ","))\n".utf8)
         }
         let fingerprint = String(hasher.finalizeHex().prefix(8))
-        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)")
+        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)" + (faces ? "+faces.mtcnn1" : ""))
     }
 
     /// Installs the taxonomy, its curves and the search vocabulary in `index` (nothing is rewritten
@@ -59,17 +77,29 @@ public struct IndexVocabulary: Sendable {
 
     /// The index row for a classified image: every observation at or above the index's storage
     /// floor (leaves and parents) and the feature print.
-    public func entry(for result: ClassificationResult, file: FileFacts, contentHash: String) -> IndexEntry {
+    /// With `faces` (the detector's result, nil when faces were not looked for), the image also
+    /// gets the ``faceLabel`` at its best face's confidence and its faces are stored.
+    public func entry(for result: ClassificationResult, faces: FaceDetectionResult? = nil, file: FileFacts, contentHash: String) -> IndexEntry {
         let floor = Float(TagIndex.storageFloor)
+        var observations = result.observations.filter { $0.confidence >= floor }
+            .map { LabelConfidence(identifier: $0.identifier, confidence: Double($0.confidence)) }
+        if self.faces, let best = faces?.faces.map(\.confidence).max(), best >= floor {
+            observations.append(LabelConfidence(identifier: Self.faceLabel, confidence: Double(best)))
+        }
         return .classified(ImageClassification(
             path: file.path, size: file.size, modificationTime: file.modificationTime, contentHash: contentHash,
             width: result.width, height: result.height, model: stamp,
-            observations: result.observations.lazy.filter { $0.confidence >= floor }
-                .map { LabelConfidence(identifier: $0.identifier, confidence: Double($0.confidence)) },
+            observations: observations,
             featurePrint: result.featurePrint.values,
             dominantColors: result.dominantColors.map {
                 IndexedColor(red: $0.red, green: $0.green, blue: $0.blue, weight: Double($0.weight))
-            }))
+            },
+            faces: self.faces ? faces.map { found in
+                found.faces.map { face in
+                    let box = face.pixelBoundingBox
+                    return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence))
+                }
+            } : nil))
     }
 
     /// The index row for a file that could not be classified.

@@ -28,13 +28,18 @@ struct ClassifyTool: AsyncParsableCommand {
 
             Examples:
               classify-tool classify photo.jpg
+              classify-tool faces photo.jpg
               classify-tool index ~/Pictures
               classify-tool search dog
               classify-tool search dog --format json | jq '.results[].path'
               classify-tool serve --open
             """,
         version: ClassifyVersion.current,
+<<<<<<< HEAD
         subcommands: [ClassifyCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, ServeCommand.self, SimilarBenchCommand.self, IndexBenchCommand.self, CopyCommand.self]
+=======
+        subcommands: [ClassifyCommand.self, FacesCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, ServeCommand.self, SimilarBenchCommand.self, IndexBenchCommand.self, FacesBenchCommand.self]
+>>>>>>> main
     )
 
     /// Runs the command line; usage errors exit 1 (ArgumentParser's default would be 64).

@@ -30,7 +30,7 @@ int cls_heif_has_decoder(cls_heif_coding coding);
 
 /// Parses the file in `data` (which must stay valid until close) and picks the primary image.
 /// Its size after transformations over `maximum_pixel_count` fails with CLS_TOO_LARGE; a
-/// missing decoder for `coding` with CLS_UNSUPPORTED. `thumbnail_minimum_short_side` > 0 picks
+/// missing decoder for `coding` with CLS_DECODER_MISSING. `thumbnail_minimum_short_side` > 0 picks
 /// the file's embedded thumbnail instead when its shorter side is at least that long (0:
 /// always the primary image). info.orientation is always 1: libheif applies the transforms.
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,

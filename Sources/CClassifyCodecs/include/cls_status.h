@@ -20,6 +20,9 @@ typedef enum cls_status {
     CLS_OUT_OF_MEMORY = 5,
     /// The caller broke the contract (e.g. an output buffer that is too small).
     CLS_INVALID_ARGUMENT = 6,
+    /// The library this build links cannot decode this kind of image at all (e.g. a libheif
+    /// without an HEVC decoder); the message names what is missing.
+    CLS_DECODER_MISSING = 7,
 } cls_status;
 
 enum { CLS_MESSAGE_CAPACITY = 256 };

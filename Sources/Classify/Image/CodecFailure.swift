@@ -22,6 +22,8 @@ extension ImageDecodingError {
             self = .tooLarge(width: Int(width), height: Int(height), limit: limit)
         case CLS_UNSUPPORTED:
             self = .unsupported(detail)
+        case CLS_DECODER_MISSING:
+            self = .missingDecoder(detail)
         case CLS_OUT_OF_MEMORY:
             self = .unsupported("not enough memory to decode: \(detail)")
         case CLS_INVALID_ARGUMENT:

@@ -74,6 +74,8 @@ public struct ModelDescription: Codable, Sendable {
         public var activation: String?
         public var inFeatures: Int?
         public var outFeatures: Int?
+        /// MaxPool only: PyTorch's `ceil_mode` (partial windows at the bottom/right edge count).
+        public var ceilMode: Bool?
     }
 
     /// One output class.

@@ -5,7 +5,7 @@
 enum GraphCompiler {
     static var builders: [any GraphOperationBuilder.Type] {[
         Conv2DOperation.self, AddOperation.self, GlobalAveragePoolOperation.self,
-        FullyConnectedOperation.self, SoftmaxOperation.self,
+        FullyConnectedOperation.self, SoftmaxOperation.self, PReLUOperation.self, MaxPoolOperation.self,
     ]}
 
     /// - Parameters:
@@ -21,10 +21,27 @@ enum GraphCompiler {
         guard contract.layout == "NHWC" else {
             throw .invalidGraph(file: descriptionFile, node: contract.name, reason: "input layout \(contract.layout) is not supported (NHWC only)")
         }
+        return try compile(
+            nodes: description.nodes, input: contract.name,
+            inputShape: FeatureMapShape(height: contract.height, width: contract.width, channels: contract.channels),
+            outputs: [description.outputs.logits, description.outputs.probabilities, description.outputs.features],
+            weights: weights, descriptionFile: descriptionFile, fuseResiduals: fuseResiduals, fuseExpandDepthwise: fuseExpandDepthwise)
+    }
+
+    /// Compiles `nodes` for one input shape; `outputs` are the values read after a run (kept
+    /// alive to the end and never fused away).
+    ///
+    /// - Parameter fusePReLU: run each PReLU in the store of the op producing its input (see
+    ///   `fusePReLUs`); off only to test the fusion.
+    static func compile(
+        nodes: [ModelDescription.Node], input: String, inputShape: FeatureMapShape, outputs: [String],
+        weights: SafeTensorsFile, descriptionFile: String,
+        fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true, fusePReLU: Bool = true
+    ) throws(ModelLoadingError) -> CompiledGraph {
         var context = GraphBuildContext(weights: weights, descriptionFile: descriptionFile)
-        context.define(contract.name, shape: FeatureMapShape(height: contract.height, width: contract.width, channels: contract.channels))
+        context.define(input, shape: inputShape)
         var operations: [any GraphOperation] = []
-        for node in description.nodes {
+        for node in nodes {
             guard let builder = builders.first(where: { $0.opName == node.op }) else {
                 throw .invalidGraph(file: descriptionFile, node: node.name, reason: "unknown op '\(node.op)'")
             }
@@ -34,15 +51,16 @@ enum GraphCompiler {
             let operation = try builder.build(node, context: &context)
             operations.append(operation)
         }
-        for output in [description.outputs.logits, description.outputs.probabilities, description.outputs.features] {
+        for output in outputs {
             guard context.valueID(output) != nil else {
                 throw .invalidGraph(file: descriptionFile, node: output, reason: "declared output is never computed")
             }
         }
 
-        let graphOutputs = Set([description.outputs.logits, description.outputs.probabilities, description.outputs.features].compactMap(context.valueID))
+        let graphOutputs = Set(outputs.compactMap(context.valueID))
         if fuseResiduals { operations = fuseResidualAdds(operations, valueCount: context.names.count, keep: graphOutputs) }
         if fuseExpandDepthwise { operations = Self.fuseExpandDepthwise(operations, valueCount: context.names.count, keep: graphOutputs) }
+        if fusePReLU { operations = fusePReLUs(operations, valueCount: context.names.count, keep: graphOutputs) }
 
         let valueCount = context.names.count
         var firstUse = Array(repeating: -1, count: valueCount)
@@ -52,7 +70,7 @@ enum GraphCompiler {
             lastUse[operation.output] = max(lastUse[operation.output], position)
             for input in operation.inputs { lastUse[input] = max(lastUse[input], position) }
         }
-        for output in [description.outputs.logits, description.outputs.probabilities, description.outputs.features] {
+        for output in outputs {
             lastUse[context.valueID(output)!] = operations.count
         }
         // Values no op writes any more (conv outputs folded into an Add) take no space.
@@ -104,6 +122,25 @@ extension GraphCompiler {
             removed.insert(expandIndex)
         }
         return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    /// Replaces each PReLU whose input is written by the op just before it and read by nothing
+    /// else with one `FusedPReLUOperation` (that op writing the PReLU's output, slopes applied in
+    /// place).
+    static func fusePReLUs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
+        var readers = [Int](repeating: 0, count: valueCount)
+        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        var result: [any GraphOperation] = []
+        for operation in operations {
+            if let prelu = operation as? PReLUOperation, let previous = result.last, previous.output == prelu.inputs[0],
+                readers[previous.output] == 1, !keep.contains(previous.output), !(previous is FusedPReLUOperation)
+            {
+                result[result.count - 1] = FusedPReLUOperation(base: previous, prelu: prelu)
+                continue
+            }
+            result.append(operation)
+        }
+        return result
     }
 
     private static func fuse(

@@ -10,6 +10,9 @@ struct ImageController: Sendable {
     let services: GalleryServices
     /// Images in the "similar" strip.
     static let similarCount = 12
+    /// Members of a near-duplicate group the page looks for at most (a burst or a time-lapse can
+    /// chain thousands; the Duplicates page lists them all).
+    static let duplicateCount = 60
 
     func addRoutes(to router: Router<GalleryRequestContext>) {
         router.get("/images/:id", use: page)
@@ -33,7 +36,9 @@ struct ImageController: Sendable {
         var labels: [ImageLabel]
         var colors: [IndexedColor]
         var similar: SearchPage?
-        /// Labels of the similar images, for their alt text.
+        /// The near-duplicate group the image belongs to (at the default threshold), if any.
+        var duplicates: DuplicateGroup?
+        /// Labels of the similar images and of the group's members, for their alt text.
         var similarLabels: [Int64: [ImageLabel]]
         var format: String?
         var fileExists: Bool
@@ -45,15 +50,29 @@ struct ImageController: Sendable {
             let labels = try index.labels(forPath: image.path)
             let colors = try index.dominantColors(forPath: image.path)
             var similar: SearchPage?
+            var duplicates: DuplicateGroup?
             if image.hasFeaturePrint && similarCount > 0 {
                 var query = Query()
                 query.limit = similarCount
-                similar = try index.similar(toPath: image.path, query: query)
+                let page = try index.similar(toPath: image.path, query: query)
+                // When the strip's last photo is below the threshold, the strip holds every direct
+                // neighbour and the group's search starts from them instead of scanning again.
+                let threshold = TagIndex.defaultDuplicateThreshold
+                let close = page.hits.filter { $0.score >= threshold }
+                let complete = page.hits.count < similarCount || (page.hits.last?.score ?? 0) < threshold
+                if !(complete && close.isEmpty) {
+                    duplicates = try index.duplicateGroup(
+                        containingPath: image.path, threshold: threshold, maximumMembers: Self.duplicateCount,
+                        knownNeighbours: complete ? close.map(\.imageID) : nil)
+                }
+                similar = page
             }
-            let similarLabels = try index.labels(forImageIDs: similar?.hits.map(\.imageID) ?? [])
+            let shownIDs = (similar?.hits.map(\.imageID) ?? []) + (duplicates?.members.map(\.imageID) ?? [])
+            let similarLabels = try index.labels(forImageIDs: Array(Set(shownIDs)))
             let leading = Self.leadingBytes(of: image.path)
             return Details(
-                id: id, image: image, labels: labels, colors: colors, similar: similar, similarLabels: similarLabels,
+                id: id, image: image, labels: labels, colors: colors, similar: similar, duplicates: duplicates,
+                similarLabels: similarLabels,
                 format: leading.flatMap { ImageFormat(leadingBytes: $0)?.description }, fileExists: leading != nil)
         }
     }
@@ -204,22 +223,33 @@ struct ImageView: PageView {
             Swatch(hex: "#" + color.hex, share: "\(Int((color.weight * 100).rounded()))%", url: URLQuery.link("/", ["color": color.hex]))
         }
 
-        // Images at or above the near-duplicate threshold are this photo's duplicate group (its
-        // direct neighbours; the Duplicates page joins whole chains); the keeper is the largest.
+        // The photo's near-duplicate group: every photo joined to it by a chain of pairs at or
+        // above the threshold, as on the Duplicates page; the keeper (largest resolution) first.
         let hits = details.similar?.hits ?? []
         let threshold = TagIndex.defaultDuplicateThreshold
-        let close = hits.filter { $0.score >= threshold }
-        let pixels = { (width: Int?, height: Int?) in (width ?? 0) * (height ?? 0) }
-        let keeperID: Int64? = close.isEmpty ? nil
-            : (close.map { ($0.imageID, pixels($0.width, $0.height), $0.size) } + [(details.id, pixels(image.width, image.height), image.size)])
-                .max { ($0.1, $0.2) < ($1.1, $1.2) }?.0
-        duplicates = close.map { hit in
-            Tile(hit, labels: details.similarLabels[hit.imageID] ?? [], badge: LabelText.confidence(hit.score), isKeeper: hit.imageID == keeperID)
+        let group = details.duplicates
+        let keeperID = group?.keeper.imageID
+        duplicates = (group?.members ?? []).filter { $0.imageID != details.id }.map { member in
+            let size = member.width.flatMap { width in member.height.map { "\(width) × \($0)" } } ?? ""
+            return Tile(
+                id: member.imageID, path: member.path, size: member.size, modified: nil, width: member.width,
+                height: member.height, labels: details.similarLabels[member.imageID] ?? [],
+                caption: "\(size) · \(LabelText.bytes(member.size))",
+                badge: member.imageID == keeperID ? "keep" : LabelText.confidence(member.score), isKeeper: member.imageID == keeperID)
         }
-        duplicateNote = close.isEmpty ? ""
-            : keeperID == details.id ? "This photo has the largest resolution of its group: keep it."
-            : "A copy with more pixels is marked “keep”."
-        similar = hits.filter { $0.score < threshold }.prefix(ImageController.similarCount).map { hit in
+        if let group {
+            let others = group.members.count - 1
+            let count = (group.isComplete ? "" : "at least ") + "\(others) near-duplicate\(others == 1 ? "" : "s")"
+            let keep = keeperID == details.id
+                ? "This photo has the largest resolution: keep it."
+                : "The copy with the most pixels is marked “keep”; the others show their score against it."
+            duplicateNote = "This photo and \(count). \(keep)"
+                + (group.isComplete ? "" : " The Duplicates page lists the whole group.")
+        } else {
+            duplicateNote = ""
+        }
+        let grouped = Set(group?.members.map(\.imageID) ?? [])
+        similar = hits.filter { $0.score < threshold && !grouped.contains($0.imageID) }.prefix(ImageController.similarCount).map { hit in
             Tile(hit, labels: details.similarLabels[hit.imageID] ?? [], badge: LabelText.confidence(hit.score))
         }
         apiURL = "/api/images/\(details.id)"

@@ -55,6 +55,8 @@ public struct ImageClassification: Sendable, Hashable {
     public var featurePrint: [Float]?
     /// Dominant colors with their weights (stored compactly, see ``IndexedColor``); empty for none.
     public var dominantColors: [IndexedColor] = []
+    /// The faces found, highest confidence first; nil when faces were not looked for.
+    public var faces: [IndexedFace]?
 
     /// Creates a classification result.
     ///
@@ -65,7 +67,7 @@ public struct ImageClassification: Sendable, Hashable {
     public init(
         path: String, size: Int64, modificationTime: Date, contentHash: String,
         width: Int, height: Int, model: ModelStamp, observations: [LabelConfidence],
-        featurePrint: [Float]? = nil, dominantColors: [IndexedColor] = []
+        featurePrint: [Float]? = nil, dominantColors: [IndexedColor] = [], faces: [IndexedFace]? = nil
     ) {
         self.path = path
         self.size = size
@@ -77,6 +79,7 @@ public struct ImageClassification: Sendable, Hashable {
         self.observations = observations
         self.featurePrint = featurePrint
         self.dominantColors = dominantColors
+        self.faces = faces
     }
 
     /// The file facts of this result.

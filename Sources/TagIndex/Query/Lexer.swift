@@ -16,7 +16,7 @@ struct Token: Equatable {
 struct Lexer {
     static let filterKeys: Set<String> = [
         "under", "type", "ext", "after", "before", "minwidth", "minheight", "minsize", "maxsize", "min", "is",
-        "filter", "precision", "recall",
+        "filter", "precision", "recall", "faces",
     ]
 
     private let characters: [Character]

@@ -201,6 +201,12 @@ struct Parser {
                 throw error("expected a size like 500KB or 2MB after '\(key):'", at: offset)
             }
             if key == "minsize" { query.filters.minimumBytes = bytes } else { query.filters.maximumBytes = bytes }
+        case "faces":
+            let atLeast = value.hasSuffix("+")
+            guard let number = Int(atLeast ? String(value.dropLast()) : value), number >= 0, number <= 10_000 else {
+                throw error("expected a number of faces like 'faces:2' or 'faces:2+' after 'faces:'", at: offset)
+            }
+            query.filters.faceCount = number...(atLeast ? Int.max : number)
         case "min":
             guard let number = Double(value), (0...1).contains(number) else {
                 throw error("expected a confidence between 0 and 1 after 'min:'", at: offset)

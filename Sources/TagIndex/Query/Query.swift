@@ -40,6 +40,10 @@ public struct ImageFilters: Sendable, Hashable {
     public var maximumBytes: Int64?
     /// Indexed (default), untagged or failed files.
     public var status: ImageStatus = .indexed
+    /// Only images whose number of stored faces is in this range (`faces:2` exactly two,
+    /// `faces:2+` two or more, `faces:0` none); images on which faces were not looked for never
+    /// match.
+    public var faceCount: ClosedRange<Int>?
 
     /// The most `folders`, and the most `fileTypes`, a search accepts (100): each is a condition
     /// of one SQL expression, whose depth SQLite caps.
@@ -59,7 +63,7 @@ public struct ImageFilters: Sendable, Hashable {
     var needsImageRow: Bool {
         !folders.isEmpty || !fileTypes.isEmpty || modifiedAfter != nil || modifiedBefore != nil
             || minimumWidth != nil || minimumHeight != nil || minimumBytes != nil || maximumBytes != nil
-            || status != .indexed
+            || status != .indexed || faceCount != nil
     }
 }
 
@@ -129,7 +133,8 @@ public struct Query: Sendable, Hashable {
     /// `dog:0.6`. Operators: implicit AND, `AND`, `OR`, `NOT`, `-term`,
     /// parentheses. Filters (top level only): `under:PATH`, `type:jpg,png`,
     /// `after:DATE`, `before:DATE`, `minwidth:N`, `minheight:N`, `minsize:N[KB|MB|GB]`,
-    /// `maxsize:N[KB|MB|GB]`, `min:0.5`, `untagged`, `failed`. Calibrated filters:
+    /// `maxsize:N[KB|MB|GB]`, `min:0.5`, `untagged`, `failed`, `faces:N` (exactly N faces),
+    /// `faces:N+` (at least N), `faces:0`. Calibrated filters:
     /// `filter:high-precision`, `filter:high-recall`, `precision:0.9`, `recall:0.8`.
     /// An empty string matches every image.
     ///

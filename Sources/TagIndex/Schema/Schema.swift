@@ -42,9 +42,11 @@ import GRDB
 /// - `model_labels(image_id, packed)` (v4): for a corrected image only, what the model gave it
 ///   (`PackedLabels`, best = confidence), so the corrected set is always recomputed from the model's
 ///   output and the corrections, never from an earlier corrected set.
+/// - `image_faces(image_id, face_count, faces)` (v5): the faces found in an image (see
+///   ``IndexedFace`` and `Faces/FaceStorage.swift`); no row when faces were not looked for.
 enum Schema {
     /// Identifiers of the migrations, oldest first.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
 
     /// The covering index that orders a label's images by confidence.
     static let createRankIndex =
@@ -162,6 +164,16 @@ enum Schema {
                 CREATE TABLE model_labels(
                     image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
                     packed BLOB NOT NULL);
+                """)
+        }
+        register("v5") { db in
+            // Faces found by the detector, per image.
+            try db.execute(sql: """
+                CREATE TABLE image_faces(
+                    image_id INTEGER PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+                    face_count INTEGER NOT NULL,
+                    faces BLOB NOT NULL);
+                CREATE INDEX image_faces_by_count ON image_faces(face_count);
                 """)
         }
         return migrator

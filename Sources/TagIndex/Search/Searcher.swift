@@ -214,6 +214,11 @@ struct Searcher {
         if let height = filters.minimumHeight { conditions.append(SQLFragment("i.height >= ?", [height])) }
         if let bytes = filters.minimumBytes { conditions.append(SQLFragment("i.size >= ?", [bytes])) }
         if let bytes = filters.maximumBytes { conditions.append(SQLFragment("i.size <= ?", [bytes])) }
+        if let faces = filters.faceCount {
+            conditions.append(SQLFragment(
+                "EXISTS (SELECT 1 FROM image_faces AS f WHERE f.image_id = i.id AND f.face_count BETWEEN ? AND ?)",
+                [faces.lowerBound, faces.upperBound]))
+        }
         switch filters.status {
         case .indexed:
             conditions.append(SQLFragment("i.error_stage IS NULL"))

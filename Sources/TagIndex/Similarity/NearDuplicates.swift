@@ -34,12 +34,40 @@ public struct DuplicateGroup: Sendable, Hashable {
     /// by decreasing score.
     public var members: [DuplicateMember]
 
+    /// False when the group was cut at a size limit (see
+    /// ``TagIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``):
+    /// more images belong to it than `members` holds.
+    ///
+    /// ```swift
+    /// if !group.isComplete { print("and more: see classify-tool duplicates") }
+    /// ```
+    public var isComplete = true
+
     /// The suggested copy to keep: the largest resolution.
     ///
     /// ```swift
     /// let keep = group.keeper.path
     /// ```
     public var keeper: DuplicateMember { members[0] }
+}
+
+extension DuplicateGroup {
+    /// A group of `candidates` (a key and the member's facts), the keeper first (largest
+    /// resolution, then largest file, then path), then the others by decreasing score against it;
+    /// `cosine(a, b)` is the cosine of two candidates' prints.
+    init<Key: Equatable>(ranking candidates: [(Key, DuplicateMember)], cosine: (Key, Key) -> Float) {
+        let keeper = candidates.max { a, b in
+            let pixelsA = (a.1.width ?? 0) * (a.1.height ?? 0), pixelsB = (b.1.width ?? 0) * (b.1.height ?? 0)
+            return (pixelsA, a.1.size, b.1.path) < (pixelsB, b.1.size, a.1.path)
+        }!
+        var members = candidates.map { key, member in
+            var member = member
+            member.score = key == keeper.0 ? 1 : SimilarityScore.score(cosine: Double(cosine(key, keeper.0)))
+            return member
+        }
+        members.sort { ($0.path == keeper.1.path ? 1 : 0, $0.score, $1.path) > ($1.path == keeper.1.path ? 1 : 0, $1.score, $0.path) }
+        self.init(members: members)
+    }
 }
 
 /// Two indexed images and their similarity score.
@@ -101,19 +129,95 @@ extension TagIndex {
             for rows in rows {
                 let candidates = rows.compactMap { row in facts[matrix.ids[row]].map { (row, $0) } }
                 guard candidates.count >= 2 else { continue }
-                let keeper = candidates.max { a, b in
-                    let pixelsA = (a.1.width ?? 0) * (a.1.height ?? 0), pixelsB = (b.1.width ?? 0) * (b.1.height ?? 0)
-                    return (pixelsA, a.1.size, b.1.path) < (pixelsB, b.1.size, a.1.path)
-                }!
-                var members = candidates.map { row, member in
-                    var member = member
-                    member.score = row == keeper.0 ? 1 : Double(SimilarityScore.score(cosine: Double(matrix.dot(row, keeper.0))))
-                    return member
-                }
-                members.sort { ($0.path == keeper.1.path ? 1 : 0, $0.score, $1.path) > ($1.path == keeper.1.path ? 1 : 0, $1.score, $0.path) }
-                result.append(DuplicateGroup(members: members))
+                result.append(DuplicateGroup(ranking: candidates) { matrix.dot($0, $1) })
             }
             return result.sorted { ($0.members.count, $1.keeper.path) > ($1.members.count, $0.keeper.path) }
+        }
+    }
+
+    /// The near-duplicate group of the indexed image at `path`: every image joined to it by a
+    /// chain of pairs scoring at least `threshold`, the same group ``duplicateGroups(threshold:query:)``
+    /// puts it in, ordered the same way (keeper first). Nil when no other image is that close, or
+    /// the image has no feature print.
+    ///
+    /// The chain is followed outwards: each round scans the stored prints once with every image the
+    /// previous round found as a query, so a photo without duplicates costs one scan (as `similar`),
+    /// and a group costs one scan per link of its longest chain. Growth stops at `maximumMembers`
+    /// (``DuplicateGroup/isComplete`` is then false). `knownNeighbours`, the ids of every image
+    /// scoring at least `threshold` against this one (from a `similar` page whose last hit scores
+    /// below it), saves the first scan.
+    ///
+    /// ```swift
+    /// if let group = try index.duplicateGroup(containingPath: "/photos/dog.jpg") { print(group.keeper.path) }
+    /// ```
+    public func duplicateGroup(
+        containingPath path: String, threshold: Double = defaultDuplicateThreshold, maximumMembers: Int = 200,
+        knownNeighbours: [Int64]? = nil
+    ) throws -> DuplicateGroup? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, feature_print FROM images WHERE path = ?", arguments: [path]),
+                let start = row["id"] as Int64?, let blob = row["feature_print"] as Data?,
+                let first = FeaturePrint.decode(Array(blob))
+            else { return nil }
+            let dimension = PrintBlocks.dimension
+            let floor = Float(threshold)
+            // The prints (fp32 from the stored fp16, as the all-pairs scan reads them) of every member found so far.
+            var prints: [Int64: [Float]] = [start: first]
+            var frontier: [Int64] = [start]
+            var isComplete = true
+            if let knownNeighbours {
+                let fresh = Array(Set(knownNeighbours).subtracting([start])).sorted()
+                for (id, print) in try Self.storedPrints(db, ids: fresh) { prints[id] = print }
+                frontier = fresh.filter { prints[$0] != nil }
+            }
+            rounds: while !frontier.isEmpty {
+                let queries = frontier.flatMap { prints[$0]! }
+                var found: [Int64] = []
+                var scores = [Float](repeating: 0, count: frontier.count * PrintBlocks.blockSize)
+                try PrintBlocks.forEach(db, candidates: nil) { ids, halves, count in
+                    scores.withUnsafeMutableBufferPointer { scores in
+                        PrintBlocks.dot(
+                            queries: queries, queryCount: frontier.count, rows: halves.baseAddress!, count: count,
+                            into: scores.baseAddress!)
+                    }
+                    for row in 0..<count where prints[ids[row]] == nil {
+                        guard (0..<frontier.count).contains(where: { scores[$0 * count + row] >= floor }) else { continue }
+                        guard prints.count < maximumMembers else {
+                            isComplete = false
+                            continue
+                        }
+                        let halfRow = UnsafeBufferPointer(rebasing: halves[(row * dimension)..<((row + 1) * dimension)])
+                        prints[ids[row]] = halfRow.map(FeaturePrint.float(fromHalfBits:))
+                        found.append(ids[row])
+                    }
+                }
+                frontier = found
+                if !isComplete { break rounds }
+            }
+            guard prints.count >= 2 else { return nil }
+            let ids = prints.keys.sorted()
+            var members: [(Int64, DuplicateMember)] = []
+            for row in try Row.fetchAll(
+                db, sql: "SELECT id, path, width, height, size FROM images WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+                arguments: [SQLCompiler.json(ids)])
+            {
+                members.append((row[0], DuplicateMember(imageID: row[0], path: row[1], width: row[2], height: row[3], size: row[4], score: 1)))
+            }
+            var group = DuplicateGroup(ranking: members) { a, b in
+                zip(prints[a]!, prints[b]!).reduce(Float(0)) { $0 + $1.0 * $1.1 }
+            }
+            group.isComplete = isComplete
+            return group
+        }
+    }
+
+    /// The stored prints (unit length, as written) of the images `ids` that have one.
+    private static func storedPrints(_ db: Database, ids: [Int64]) throws -> [(Int64, [Float])] {
+        try Row.fetchAll(
+            db, sql: "SELECT id, feature_print FROM images WHERE id IN (SELECT value FROM json_each(?)) AND feature_print IS NOT NULL",
+            arguments: [SQLCompiler.json(ids)]
+        ).compactMap { row in
+            (row["feature_print"] as Data?).flatMap { FeaturePrint.decode(Array($0)) }.map { (row["id"], $0) }
         }
     }
 

@@ -165,6 +165,7 @@ struct BatchWriter {
             topConfidence: best.values.max(), featurePrint: featurePrint,
             dominantColors: IndexedColor.encode(result.dominantColors))
         try replaceObservations(imageID, confidence: confidence, best: best)
+        try storeFaces(imageID, result.faces)
         return imageID
     }
 
@@ -191,6 +192,7 @@ struct BatchWriter {
             hash: failure.contentHash, width: nil, height: nil, modelID: try modelID(failure.model),
             errorStage: failure.stage, errorReason: failure.reason, topConfidence: nil, featurePrint: nil)
         try deleteObservations(imageID)
+        try storeFaces(imageID, nil)
         return imageID
     }
 
@@ -244,6 +246,7 @@ struct BatchWriter {
     mutating func copyObservations(from sourceID: Int64, to targetID: Int64) throws {
         try deleteObservations(targetID)
         try db.execute(sql: "DELETE FROM model_labels WHERE image_id = ?", arguments: [targetID])
+        try copyFaces(from: sourceID, to: targetID)
         guard let packed = try Data.fetchOne(
             db, sql: "SELECT packed FROM image_labels WHERE image_id = ?", arguments: [sourceID])
         else { return }

@@ -11,8 +11,8 @@ struct CopyCommand: AsyncParsableCommand {
         commandName: "copy",
         abstract: "Copy an index between a SQLite file and PostgreSQL without classifying again.",
         discussion: """
-            Copies every image, label, observation, feature print and correction, ids
-            kept. A PostgreSQL target must be an existing, empty database (its tables
+            Copies every image, label, observation, feature print, face and correction,
+            ids kept. A PostgreSQL target must be an existing, empty database (its tables
             are created); a SQLite target must be a new file. The password of a
             postgres:// URL may also come from $PGPASSWORD.
 

@@ -23,6 +23,11 @@ struct IndexCommand: AsyncParsableCommand {
             goes on. On a terminal a status line shows files done/total, images per
             second, time left and failures; otherwise only the summary is printed.
 
+            Faces are detected too (Models/mtcnn) and stored per image: search them
+            with faces:N, faces:N+, faces:0 or the word face (person and people
+            also match photos with faces). --no-faces skips them; switching faces
+            on or off classifies every file again.
+
             Ctrl-C stops taking new files, writes what is finished, prints the summary
             so far and exits 130; the next run continues where it stopped. A second
             Ctrl-C quits at once (the index stays consistent).
@@ -39,6 +44,7 @@ struct IndexCommand: AsyncParsableCommand {
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Option(help: ArgumentHelp("Skip names or paths matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
     @Flag(help: "Also index hidden files and folders.") var includeHidden = false
+    @Flag(help: "Do not detect faces.") var noFaces = false
     /// Hidden: the crash-safety tests use small batches so every run commits several times.
     @Option(help: ArgumentHelp("Files written per transaction (at most; a batch also ends after a second).", visibility: .hidden))
     var batchSize = 64
@@ -81,7 +87,16 @@ struct IndexCommand: AsyncParsableCommand {
         let index = try database.open(create: true)
         if database.given == nil { Terminal.note("index: \(database.location.path)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let indexer = FolderIndexer(index: index, classifier: classifier)
+        let faceDetector: FaceDetector?
+        if noFaces {
+            faceDetector = nil
+        } else {
+            do { faceDetector = FaceDetector(model: try FaceDetectorModel.shared()) } catch {
+                Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
+                throw ExitCode(ToolExit.failure)
+            }
+        }
+        let indexer = FolderIndexer(index: index, classifier: classifier, faceDetector: faceDetector)
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = batchSize
         if Terminal.verbose {

@@ -33,6 +33,7 @@ struct ShowCommand: ParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         let labels = try index.labels(forPath: absolute)
+        let faces = try index.faces(forPath: absolute)
         let corrections = try index.corrections(forPath: absolute)
         let added = Dictionary(corrections.filter { $0.kind == .added }.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let removed = corrections.filter { $0.kind == .removed }
@@ -49,6 +50,12 @@ struct ShowCommand: ParsableCommand {
             ]
             if !corrections.isEmpty {
                 object["corrections"] = corrections.map { ["identifier": $0.identifier, "kind": $0.kind.rawValue, "userLabel": $0.isUserLabel] }
+            }
+            if let faces {
+                object["faces"] = faces.map { face -> [String: Any] in
+                    ["x": (face.x * 10).rounded() / 10, "y": (face.y * 10).rounded() / 10, "width": (face.width * 10).rounded() / 10,
+                     "height": (face.height * 10).rounded() / 10, "confidence": (face.confidence * 1e4).rounded() / 1e4]
+                }
             }
             if let hash = image.contentHash { object["contentHash"] = hash }
             if let width = image.width, let height = image.height { object["width"] = width; object["height"] = height }
@@ -77,6 +84,12 @@ struct ShowCommand: ParsableCommand {
         if labels.count > top { Terminal.out("    ... \(labels.count - top) more (--top N)") }
         for correction in removed {
             Terminal.out("  removed   \(correction.identifier) (corrected: with the labels below it)")
+        }
+        if let faces {
+            Terminal.out("  faces     \(faces.count)")
+            for face in faces {
+                Terminal.out(String(format: "    %.3f  x %.0f  y %.0f  %.0fx%.0f", face.confidence, face.x, face.y, face.width, face.height))
+            }
         }
     }
 }

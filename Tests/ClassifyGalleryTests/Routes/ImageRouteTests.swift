@@ -32,7 +32,7 @@ import Testing
             // golden.jpg is its near-duplicate and, larger, the keeper; the others are similar.
             #expect(html.contains("Near-duplicates"))
             #expect(html.contains(#"<li class="tile keeper"><a href="/images/\#(fixture.id("golden.jpg"))">"#))
-            #expect(html.contains("A copy with more pixels is marked “keep”."))
+            #expect(html.contains("This photo and 1 near-duplicate. The copy with the most pixels is marked “keep”; the others show their score against it."))
             #expect(html.contains("Similar photos"))
             #expect(html.contains(#"<a href="/images/\#(fixture.id("poodle.jpg"))">"#))
         }

@@ -36,6 +36,11 @@ struct FormatFixtureTests {
         Fixture(file: "heic-imir.heic", format: .heif, corners: mirrored, tolerance: 24),
         Fixture(file: "heic-alpha.heic", format: .heif, corners: leftTransparent, tolerance: 24),
         Fixture(file: "heic-10bit.heic", format: .heif, tolerance: 24),
+        // A 2 x 2 grid of 64 x 64 tiles cropped to a 112 x 80 picture; the same turned by irot; a
+        // clean aperture cutting the 48 x 32 picture off-centre out of a 96 x 64 one.
+        Fixture(file: "heic-grid.heic", format: .heif, width: 112, height: 80, tolerance: 24),
+        Fixture(file: "heic-grid-irot.heic", format: .heif, width: 80, height: 112, corners: turned, tolerance: 24),
+        Fixture(file: "heic-clap.heic", format: .heif, tolerance: 24),
         Fixture(file: "avif-plain.avif", format: .avif, tolerance: 24),
         Fixture(file: "avif-alpha.avif", format: .avif, corners: leftTransparent, tolerance: 24),
         Fixture(file: "avif-irot.avif", format: .avif, width: 32, height: 48, corners: turned, tolerance: 24),
@@ -89,6 +94,24 @@ struct FormatFixtureTests {
             let got = Self.pixel(image, point.0, point.1)
             let difference = max(abs(got.r - expected.r), abs(got.g - expected.g), abs(got.b - expected.b))
             #expect(difference <= fixture.tolerance, "\(fixture.file) at \(point): \(got), expected \(expected)")
+        }
+    }
+
+    /// The grid's black padding beyond the output size and the magenta canvas outside the clean
+    /// aperture are cut away exactly: the outermost pixels are the quadrants' own.
+    @Test(arguments: ["heic-grid.heic", "heic-grid-irot.heic", "heic-clap.heic"])
+    func heifCropsLeaveNoEdgeBehind(_ file: String) throws {
+        guard Self.hasDecoder(for: .heif) else {
+            print("skipped \(file): this libheif has no HEIC decoder")
+            return
+        }
+        let image = try ImageDecoder().decode(Self.data(file))
+        let right = image.width - 1, bottom = image.height - 1
+        let corners = file.contains("irot") ? Self.turned : Self.upright
+        for ((x, y), expected) in zip([(0, 0), (right, 0), (0, bottom), (right, bottom)], corners) {
+            let got = Self.pixel(image, x, y)
+            let difference = max(abs(got.r - expected.r), abs(got.g - expected.g), abs(got.b - expected.b))
+            #expect(difference <= 40, "\(file) at \(x),\(y): \(got), expected \(expected)")
         }
     }
 

@@ -299,7 +299,7 @@ struct KernelTests {
 
         var probabilities = [Float](repeating: .nan, count: outFeatures)
         logits.withUnsafeBufferPointer { logits in
-            SoftmaxOperation(name: "softmax", inputs: [0], output: 1, count: outFeatures)
+            SoftmaxOperation(name: "softmax", inputs: [0], output: 1, pixelCount: 1, channels: outFeatures)
                 .run(inputs: [logits.baseAddress!], output: &probabilities, scratch: &unused)
         }
         #expect(maximumAbsoluteDifference(probabilities, ReferenceKernels.softmax(logits)) < 1e-6)

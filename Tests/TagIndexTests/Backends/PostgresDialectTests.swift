@@ -100,7 +100,7 @@ struct PostgresSearchPageTests {
         "dog", "animal", "dog -poodle", "dog OR beach", "(dog OR beach) -indoor", "retr*", "-dog",
         "dog under:/lib/a", "animal under:/lib/b type:jpg", "type:PNG", "animal after:2023-11-16 before:2023-11-20",
         "animal minwidth:1500", "animal minheight:1500 maxsize:1MB", "minsize:1MB", "untagged", "failed", "min:0.9 untagged",
-        "dog:0.85 OR cat", "(dog OR cat) filter:high-precision", "filter:high-recall untagged", "recall:0.8 animal",
+        "dog:0.85 OR cat", "(dog OR cat) filter:high-precision", "filter:high-recall untagged", "recall:0.8 animal", "animal faces:0", "faces:1+",
     ]
 
     @Test func pagesMatchTheSQLiteIndex() async throws {

@@ -137,6 +137,45 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
         #expect(zip(pairs, pairs.dropFirst()).allSatisfy { $0.score >= $1.score })
     }
 
+    /// a ~ b ~ c ~ d at 0.7 while a and c share nothing: the group of any of them is all four,
+    /// as the all-pairs groups say, and a distinct photo has none.
+    @Test func aPhotosGroupFollowsTheWholeChain() throws {
+        let fixture = try FixtureIndex()
+        let dimension = FeaturePrint.dimension
+        let left = (0..<dimension).map { $0 < dimension / 2 ? Float(1 + $0 % 3) : 0 }
+        let right = (0..<dimension).map { $0 >= dimension / 2 ? Float(1 + $0 % 3) : 0 }
+        var random = SyntheticPrints(state: 11)
+        let chain: [(String, [Float], Int)] = [
+            ("/chain/a.jpg", left, 1000), ("/chain/b.jpg", zip(left, right).map { $0 + $1 }, 3000),
+            ("/chain/c.jpg", right, 2000), ("/chain/d.jpg", random.variant(of: right, amount: 0.05), 500),
+        ]
+        let distinct = (0..<4).map { ("/other/\($0).jpg", random.photo(), 800) }
+        try fixture.index.write(batch: (chain + distinct).map { path, print, width in
+            .classified(ImageClassification(
+                path: path, size: Int64(width), modificationTime: FixtureIndex.epoch, contentHash: path, width: width,
+                height: width, model: FixtureIndex.model, observations: [], featurePrint: print))
+        })
+        #expect(cosine(left, right) == 0)
+        let all = try fixture.index.duplicateGroups(threshold: 0.7)
+        #expect(all.count == 1)
+        for (path, _, _) in chain {
+            let group = try #require(try fixture.index.duplicateGroup(containingPath: path, threshold: 0.7))
+            #expect(group.isComplete)
+            #expect(group.members.map(\.path) == all[0].members.map(\.path), "\(path)")
+            #expect(group.keeper.path == "/chain/b.jpg")
+            #expect(zip(group.members, all[0].members).allSatisfy { abs($0.score - $1.score) < 1e-3 })
+        }
+        // The neighbours a `similar` page already found save the first scan and change nothing.
+        let neighbours = try fixture.index.similar(toPath: "/chain/a.jpg", minimumScore: 0.7).hits.map(\.imageID)
+        #expect(neighbours.count == 1)
+        let seeded = try fixture.index.duplicateGroup(containingPath: "/chain/a.jpg", threshold: 0.7, knownNeighbours: neighbours)
+        #expect(seeded?.members.map(\.path) == all[0].members.map(\.path))
+        let cut = try #require(try fixture.index.duplicateGroup(containingPath: "/chain/a.jpg", threshold: 0.7, maximumMembers: 2))
+        #expect(!cut.isComplete && cut.members.count == 2)
+        #expect(try fixture.index.duplicateGroup(containingPath: "/other/0.jpg", threshold: 0.7) == nil)
+        #expect(try fixture.index.duplicateGroup(containingPath: "/not/indexed.jpg") == nil)
+    }
+
     @Test func scansCrossBlockBoundariesAndProbeCandidates() throws {
         let directory = try TemporaryDirectory()
         let index = try TagIndex(url: directory.databaseURL)

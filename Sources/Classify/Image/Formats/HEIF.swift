@@ -19,19 +19,15 @@ enum HEIFDecoding: FormatDecoder {
     ) throws(ImageDecodingError) -> UnorientedImage {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = request.maximumPixelCount
-        do {
-            return try TwoStepDecoding.run(
-                format: format, limit: limit,
-                open: { decoder, info, message in
-                    // The embedded thumbnail is not used: see README, "Formats" (measured).
-                    cls_heif_decoder_open(
-                        base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, &decoder, &info, &message)
-                },
-                read: { cls_heif_decoder_read_pixels($0, $1, $2, &$3) },
-                close: { cls_heif_decoder_close($0) })
-        } catch .unsupported(let detail) where detail.contains("decoder missing") {
-            throw .missingDecoder(detail)
-        }
+        return try TwoStepDecoding.run(
+            format: format, limit: limit,
+            open: { decoder, info, message in
+                // The embedded thumbnail is not used: see README, "Formats" (measured).
+                cls_heif_decoder_open(
+                    base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, &decoder, &info, &message)
+            },
+            read: { cls_heif_decoder_read_pixels($0, $1, $2, &$3) },
+            close: { cls_heif_decoder_close($0) })
     }
 }
 

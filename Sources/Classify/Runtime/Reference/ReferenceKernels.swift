@@ -59,6 +59,39 @@ enum ReferenceKernels {
         }
     }
 
+    static func prelu(_ input: [Float], slopes: [Float]) -> [Float] {
+        input.indices.map { i in input[i] >= 0 ? input[i] : input[i] * slopes[i % slopes.count] }
+    }
+
+    /// PyTorch MaxPool2d without padding; `ceilMode` keeps partial windows at the far edges
+    /// (a window must start inside the input).
+    static func maxPool(_ input: [Float], shape: FeatureMapShape, kernel: (Int, Int), stride: (Int, Int), ceilMode: Bool) -> (values: [Float], shape: FeatureMapShape) {
+        // Window i starts at i * s; it counts while it starts inside the input and (floor mode)
+        // fits entirely, or (ceil mode) i <= ceil((n - k) / s), i.e. i * s <= n - k + s - 1.
+        func size(_ n: Int, _ k: Int, _ s: Int) -> Int {
+            var out = 0
+            while out * s < n && out * s <= n - k + (ceilMode ? s - 1 : 0) { out += 1 }
+            return out
+        }
+        let out = FeatureMapShape(height: size(shape.height, kernel.0, stride.0), width: size(shape.width, kernel.1, stride.1), channels: shape.channels)
+        var result = [Float](repeating: -.infinity, count: out.elementCount)
+        for oy in 0..<out.height { for ox in 0..<out.width { for c in 0..<shape.channels {
+            var best = -Float.infinity
+            for y in (oy * stride.0)..<(oy * stride.0 + kernel.0) where y < shape.height {
+                for x in (ox * stride.1)..<(ox * stride.1 + kernel.1) where x < shape.width {
+                    best = max(best, input[(y * shape.width + x) * shape.channels + c])
+                }
+            }
+            result[(oy * out.width + ox) * shape.channels + c] = best
+        } } }
+        return (result, out)
+    }
+
+    /// Softmax over the channels of each pixel.
+    static func softmax(_ input: [Float], channels: Int) -> [Float] {
+        stride(from: 0, to: input.count, by: channels).flatMap { softmax(Array(input[$0..<($0 + channels)])) }
+    }
+
     static func softmax(_ input: [Float]) -> [Float] {
         let largest = input.max() ?? 0
         let exps = input.map { Double(exp(Double($0 - largest))) }

@@ -16,7 +16,7 @@ import PostgresNIO
 /// Usage: `try await PostgresSchema.migrate(session)`
 enum PostgresSchema {
     /// Identifiers of the migrations, oldest first (those of ``Schema``).
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
 
     /// `pg_advisory_xact_lock` key of schema changes ("TagIndex" in ASCII).
     static let migrationLock: Int64 = 0x5461_6749_6E64_6578
@@ -103,6 +103,15 @@ enum PostgresSchema {
                 image_id BIGINT PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
                 packed BYTEA NOT NULL)
             """,
+        ]),
+        ("v5", [
+            """
+            CREATE TABLE image_faces(
+                image_id BIGINT PRIMARY KEY REFERENCES images(id) ON DELETE CASCADE,
+                face_count INTEGER NOT NULL,
+                faces BYTEA NOT NULL)
+            """,
+            "CREATE INDEX image_faces_by_count ON image_faces(face_count)",
         ]),
     ]
 

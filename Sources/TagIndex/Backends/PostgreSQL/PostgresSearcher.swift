@@ -82,6 +82,11 @@ struct PostgresSearcher {
         if let height = filters.minimumHeight { conditions.append("i.height >= \(compiler.bind(Int64(height)))") }
         if let bytes = filters.minimumBytes { conditions.append("i.size >= \(compiler.bind(bytes))") }
         if let bytes = filters.maximumBytes { conditions.append("i.size <= \(compiler.bind(bytes))") }
+        if let faces = filters.faceCount {
+            conditions.append(
+                "EXISTS (SELECT 1 FROM image_faces AS f WHERE f.image_id = i.id AND f.face_count BETWEEN "
+                    + "\(compiler.bind(Int64(faces.lowerBound))) AND \(compiler.bind(Int64(faces.upperBound))))")
+        }
         switch filters.status {
         case .indexed:
             conditions.append("i.error_stage IS NULL")

@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+
+/// The stored faces: table `image_faces(image_id PRIMARY KEY, face_count, faces)` (migration v5,
+/// see ``Schema``). An image has a row when faces were looked for (`face_count` 0 when none was
+/// found); no row means the detector did not run on it.
+extension BatchWriter {
+    /// Replaces the faces of an image; nil removes them (not looked for).
+    mutating func storeFaces(_ imageID: Int64, _ faces: [IndexedFace]?) throws {
+        try db.cachedStatement(sql: "DELETE FROM image_faces WHERE image_id = ?").execute(arguments: [imageID])
+        guard let faces else { return }
+        try db.cachedStatement(sql: "INSERT INTO image_faces(image_id, face_count, faces) VALUES (?, ?, ?)")
+            .execute(arguments: [imageID, faces.count, IndexedFace.encode(faces)])
+    }
+
+    /// Copies the faces of `sourceID` onto `targetID` (same content).
+    mutating func copyFaces(from sourceID: Int64, to targetID: Int64) throws {
+        try db.execute(sql: "DELETE FROM image_faces WHERE image_id = ?", arguments: [targetID])
+        try db.execute(
+            sql: "INSERT INTO image_faces(image_id, face_count, faces) SELECT ?, face_count, faces FROM image_faces WHERE image_id = ?",
+            arguments: [targetID, sourceID])
+    }
+}
+
+extension TagIndex {
+    /// The faces stored for an image, highest confidence first; nil when the image is not indexed
+    /// or faces were not looked for.
+    ///
+    /// Usage: `let faces = try index.faces(forPath: "/photos/a.jpg") ?? []`
+    public func faces(forPath path: String) throws -> [IndexedFace]? {
+        try database.read { db in
+            try Data.fetchOne(
+                db, sql: "SELECT faces FROM image_faces JOIN images ON images.id = image_id WHERE path = ?", arguments: [path])
+                .flatMap(IndexedFace.decode)
+        }
+    }
+}

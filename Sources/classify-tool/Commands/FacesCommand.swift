@@ -1,0 +1,79 @@
+import ArgumentParser
+import Classify
+import ClassifySupport
+import Foundation
+
+/// `classify-tool faces PATH...`: print the faces found in images.
+struct FacesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "faces",
+        abstract: "Print the faces found in images (files or folders, recursively).",
+        discussion: """
+            Faces are found on-device with the MTCNN detector in Models/mtcnn, in the
+            upright image (EXIF/HEIF orientation applied). Per file: its path, width
+            and height (upright) and the faces as x, y, width, height in pixels from
+            the top-left corner, confidence and five landmarks (eyes, nose, mouth
+            corners). A file that cannot be read or decoded is one failed row; the
+            others still run. Exit status: 0 all done, 1 error, 2 some files failed.
+
+            Examples:
+              classify-tool faces photo.jpg
+              classify-tool faces ~/Pictures --format jsonl --min-confidence 0.95
+            """)
+
+    @Argument(help: "Image files or folders.") var paths: [String]
+    @Option(help: "Output format.") var format: FaceFormat = .table
+    @Option(help: "Only faces with at least this confidence (the cascade itself keeps 0.7 and above).") var minConfidence: Float = FaceDetector.defaultMinimumConfidence
+    @Option(help: ArgumentHelp("Face detector directory (default: $CLASSIFY_FACE_MODEL_DIR, else Models/mtcnn beside the model).", valueName: "dir"))
+    var faceModel: String?
+    @Flag(help: "Also look at hidden files and folders.") var includeHidden = false
+    @OptionGroup var verbosity: VerbosityOptions
+
+    enum FaceFormat: String, ExpressibleByArgument, CaseIterable { case table, json, jsonl }
+
+    func validate() throws {
+        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
+    }
+
+    func run() async throws {
+        verbosity.apply()
+        let model = try faceModel.map { try FaceDetectorModel(contentsOf: URL(fileURLWithPath: $0, isDirectory: true)) } ?? FaceDetectorModel.shared()
+        Terminal.debug("face detector: \(model.directory.standardizedFileURL.path)")
+        var detector = FaceDetector(model: model)
+        detector.minimumConfidence = minConfidence
+        let renderer = FaceRenderer(format: FaceRenderer.Format(rawValue: format.rawValue)!)
+        if let header = renderer.header { Terminal.out(header) }
+        var failures = 0, count = 0, skipped = 0
+        var walker = ImageFileWalker(paths: paths, includeHidden: includeHidden)
+        walker.reportsSkipped = true
+        for entry in walker {
+            let path: String
+            let result: Result<FaceDetectionResult, ClassificationError>
+            switch entry {
+            case .skipped(let skippedPath):
+                skipped += 1
+                Terminal.debug("skipped (not an image): \(skippedPath)")
+                continue
+            case .file(let file):
+                path = file.path
+                result = Result { () throws(ClassificationError) in try detector.detect(contentsOf: URL(fileURLWithPath: file.path)) }
+            case .problem(let problemPath, let reason):
+                path = problemPath
+                result = .failure(ClassificationError(stage: .read, reason: reason))
+            }
+            if case .failure = result { failures += 1 }
+            Terminal.out(renderer.render(path: path, result: result, isFirst: count == 0))
+            count += 1
+        }
+        if let footer = renderer.footer { Terminal.out(footer) }
+        if skipped > 0 { Terminal.note(Terminal.skippedSummary(skipped)) }
+        if count == 0 {
+            Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
+            throw ExitCode(ToolExit.failure)
+        }
+        if failures > 0 {
+            Terminal.note("\(failures) of \(count) files failed")
+            throw ExitCode(ToolExit.someFilesFailed)
+        }
+    }
+}
