@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // MARK: System libraries
@@ -82,6 +83,9 @@ let package = Package(
                 // fp16 feature-print dot products (F16C + FMA) for similarity search; plain C, no dependencies.
                 "CClassifyKernels",
                 "ClassifySupport",
+                // The PostgreSQL backend (Backends/PostgreSQL): one index shared by many machines.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
@@ -138,7 +142,9 @@ let package = Package(
         // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal, exiftool.
         .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs"], path: "Tests/ClassifyTestSupport"),
         .testTarget(name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "TagIndexTests", dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
+        .testTarget(
+            name: "TagIndexTests",
+            dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
         // Sidecars read back with exiftool (skipped with a message where it is not installed).
         .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifySupport", "ClassifyTestSupport"]),

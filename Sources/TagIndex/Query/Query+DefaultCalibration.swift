@@ -8,8 +8,17 @@ extension Query {
     /// try query.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
     /// ```
     public mutating func applyDefaultCalibration(from index: TagIndex, onlyWithLabelTerms: Bool) throws {
+        applyDefaultCalibration(indexHasCalibration: try index.hasCalibration(), onlyWithLabelTerms: onlyWithLabelTerms)
+    }
+
+    /// The same default for any backend, given whether its index has curves.
+    ///
+    /// ```swift
+    /// query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false)
+    /// ```
+    public mutating func applyDefaultCalibration(indexHasCalibration: Bool, onlyWithLabelTerms: Bool) {
         guard calibration == nil, minimumConfidence == nil, filters.status != .failed else { return }
         if onlyWithLabelTerms && expression == nil { return }
-        if try index.hasCalibration() { calibration = .highRecall }
+        if indexHasCalibration { calibration = .highRecall }
     }
 }

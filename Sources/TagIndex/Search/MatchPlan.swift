@@ -45,9 +45,20 @@ struct LabelMatch {
 
 /// Builds a ``MatchPlan`` from a query and the taxonomy.
 struct MatchPlanner {
-    let db: Database
+    let lookup: LabelLookup
     let taxonomy: TaxonomySnapshot
     let query: Query
+
+    init(lookup: LabelLookup, taxonomy: TaxonomySnapshot, query: Query) {
+        self.lookup = lookup
+        self.taxonomy = taxonomy
+        self.query = query
+    }
+
+    /// Plans against a SQLite index inside a read of `db`.
+    init(db: Database, taxonomy: TaxonomySnapshot, query: Query) {
+        self.init(lookup: .sqlite(db), taxonomy: taxonomy, query: query)
+    }
 
     func plan(_ expression: QueryExpression) throws -> MatchPlan {
         // Expressions built in code skip the parser's limits.
@@ -79,17 +90,17 @@ struct MatchPlanner {
     }
 
     private func plan(_ term: SearchTerm) throws -> MatchPlan {
-        let ids = try TermResolver(db: db, taxonomy: taxonomy).labels(for: term)
+        let ids = try TermResolver(lookup: lookup, taxonomy: taxonomy).labels(for: term)
         let roots = taxonomy.minimalCover(ids)
         let threshold = StorageFormat.threshold(term.minimumConfidence ?? query.minimumConfidence)
-        let counts = try Self.imageCounts(db, roots)
+        let counts = try lookup.imageCounts(roots)
         let estimate = roots.reduce(0) { $0 + (counts[$1] ?? 0) }
         guard let calibration = query.calibration else {
             return .labels(LabelMatch(roots: roots, threshold: threshold, calibrated: nil, estimate: estimate))
         }
         var labels: [(Int64, Int)] = []
         var seen: Set<Int64> = []
-        let added = try Corrections.addedLabelIDs(db)
+        let added = try lookup.addedLabelIDs()
         for root in roots {
             for label in taxonomy.descendantsOrSelf(root) where seen.insert(label).inserted {
                 // A label the filter never passes still matches at confidence 1 where a person added it.
@@ -101,12 +112,5 @@ struct MatchPlanner {
         }
         guard !labels.isEmpty else { return .nothing }
         return .labels(LabelMatch(roots: [], threshold: threshold, calibrated: labels, estimate: estimate))
-    }
-
-    static func imageCounts(_ db: Database, _ ids: [Int64]) throws -> [Int64: Int] {
-        var counts: [Int64: Int] = [:]
-        let statement = try db.cachedStatement(sql: "SELECT image_count FROM labels WHERE id = ?")
-        for id in ids { counts[id] = try Int.fetchOne(statement, arguments: [id]) ?? 0 }
-        return counts
     }
 }

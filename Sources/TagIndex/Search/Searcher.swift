@@ -24,16 +24,7 @@ extension TagIndex {
     /// let page = try index.search(query)
     /// ```
     public func search(_ query: Query) throws -> SearchPage {
-        guard (1...1000).contains(query.limit) else {
-            throw TagIndexError.invalidInput("a page holds 1 to 1000 results; got \(query.limit)")
-        }
-        guard query.page >= 1, query.page <= 1_000_000 else {
-            throw TagIndexError.invalidInput("pages are numbered from 1; got \(query.page)")
-        }
-        let most = ImageFilters.maximumFolderOrTypeCount
-        guard query.filters.folders.count <= most, query.filters.fileTypes.count <= most else {
-            throw TagIndexError.invalidInput("a search takes at most \(most) folders and \(most) file types")
-        }
+        try query.checkLimits()
         do {
             return try guardingStorage {
                 try database.read { db in
@@ -178,6 +169,12 @@ struct Searcher {
     /// theirs), and `best` is what the postings and the primary-key index carry, so a
     /// calibrated term reads the same compact postings as an uncalibrated one.
     private func calibratedThresholdsByLabel() throws -> [Int64: Int]? {
+        guard query.calibration != nil else { return nil }
+        return Self.calibratedThresholds(query, taxonomy, addedLabelIDs: try Corrections.addedLabelIDs(db))
+    }
+
+    /// The thresholds of ``calibratedThresholdsByLabel()`` from the labels people added (both backends).
+    static func calibratedThresholds(_ query: Query, _ taxonomy: TaxonomySnapshot, addedLabelIDs: Set<Int64>) -> [Int64: Int]? {
         guard let calibration = query.calibration else { return nil }
         let floor = StorageFormat.threshold(query.minimumConfidence)
         var thresholds: [Int64: Int] = [:]
@@ -187,7 +184,7 @@ struct Searcher {
             }
         }
         // A label the filter never passes still passes at confidence 1 where a person added it.
-        for label in try Corrections.addedLabelIDs(db) where thresholds[label] == nil {
+        for label in addedLabelIDs where thresholds[label] == nil {
             thresholds[label] = StorageFormat.quantize(1)
         }
         return thresholds

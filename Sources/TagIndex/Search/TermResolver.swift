@@ -10,8 +10,18 @@ import GRDB
 /// Prefixes (`retriev*`) only use free text. The FTS5 query is built from quoted alphanumeric
 /// tokens and bound as a parameter, so no user text is ever FTS or SQL syntax.
 struct TermResolver {
-    let db: Database
+    let lookup: LabelLookup
     let taxonomy: TaxonomySnapshot
+
+    init(lookup: LabelLookup, taxonomy: TaxonomySnapshot) {
+        self.lookup = lookup
+        self.taxonomy = taxonomy
+    }
+
+    /// Resolves against a SQLite index inside a read of `db`.
+    init(db: Database, taxonomy: TaxonomySnapshot) {
+        self.init(lookup: .sqlite(db), taxonomy: taxonomy)
+    }
 
     /// How a term was resolved.
     enum Resolution {
@@ -46,22 +56,13 @@ struct TermResolver {
         }
         throw TagIndexError.unknownLabel(
             term: term.text, offset: term.offset,
-            suggestions: Suggestions.closest(to: term.text, in: taxonomy, imageCounts: try Self.imageCounts(db)))
+            suggestions: Suggestions.closest(to: term.text, in: taxonomy, imageCounts: try lookup.allImageCounts()))
     }
 
     private func freeText(_ text: String, kind: SearchTerm.Kind) throws -> Set<Int64> {
         let words = TermText.tokens(text)
         guard !words.isEmpty else { return [] }
-        let tokens = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        let match: String =
-            switch kind {
-            case .word: tokens.joined(separator: " ")
-            case .phrase: "\"" + words.joined(separator: " ") + "\""
-            case .prefix: (tokens.dropLast() + [tokens.last! + "*"]).joined(separator: " ")
-            }
-        let found = try Set(Int64.fetchAll(
-            db.cachedStatement(sql: "SELECT rowid FROM label_text WHERE label_text MATCH ?"),
-            arguments: [match]))
+        let found = try lookup.freeText(words, kind)
         // FTS rows can outlive a label only inside a failed write; never return them.
         return found.filter { taxonomy.labels[$0] != nil }
     }

@@ -40,16 +40,42 @@ final class TaxonomySnapshot: Sendable {
     /// Label and all labels above it.
     let ancestorsOrSelf: [Int64: [Int64]]
 
+    /// The stored rows a snapshot is built from, read from either backend.
+    struct Rows {
+        var generation: Int64 = 0
+        /// (id, identifier, display name, synonyms as JSON)
+        var labels: [(Int64, String, String, String)] = []
+        /// The `vocabulary` meta value (JSON), when stored.
+        var vocabularyJSON: String?
+        /// (label, parent)
+        var parents: [(Int64, Int64)] = []
+        /// (curve id, packed points)
+        var curves: [(Int64, [UInt8])] = []
+        /// (label, curve id)
+        var labelCurves: [(Int64, Int64)] = []
+    }
+
     static func load(_ db: Database) throws -> TaxonomySnapshot {
-        let generation = try generation(db)
+        var rows = Rows()
+        rows.generation = try generation(db)
+        let labelRows = try Row.fetchCursor(db, sql: "SELECT id, identifier, display_name, synonyms FROM labels")
+        while let row = try labelRows.next() { rows.labels.append((row[0], row[1], row[2], row[3])) }
+        rows.vocabularyJSON = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'vocabulary'")
+        rows.parents = try Row.fetchAll(db, sql: "SELECT label_id, parent_id FROM label_parents").map { ($0[0], $0[1]) }
+        rows.curves = try Row.fetchAll(db, sql: "SELECT id, points FROM curves").map { ($0[0], Array($0[1] as Data)) }
+        rows.labelCurves = try Row.fetchAll(db, sql: "SELECT id, curve_id FROM labels WHERE curve_id IS NOT NULL").map { ($0[0], $0[1]) }
+        return try build(rows)
+    }
+
+    /// The snapshot of `rows`.
+    static func build(_ rows: Rows) throws -> TaxonomySnapshot {
+        let generation = rows.generation
         var labels: [Int64: Label] = [:]
         var idByIdentifier: [String: Int64] = [:]
         var idsByName: [String: [Int64]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, identifier, display_name, synonyms FROM labels")
-        while let row = try rows.next() {
-            let synonymsJSON: String = row[3]
+        for (id, identifier, displayName, synonymsJSON) in rows.labels {
             let synonyms = (try? JSONDecoder().decode([String].self, from: Data(synonymsJSON.utf8))) ?? []
-            let label = Label(id: row[0], identifier: row[1], displayName: row[2], synonyms: synonyms)
+            let label = Label(id: id, identifier: identifier, displayName: displayName, synonyms: synonyms)
             labels[label.id] = label
             idByIdentifier[label.identifier] = label.id
             let names = [label.identifier, label.displayName] + synonyms
@@ -58,7 +84,7 @@ final class TaxonomySnapshot: Sendable {
             }
         }
         var words: [String: Word] = [:]
-        for definition in try Self.vocabulary(db) {
+        for definition in try Self.vocabulary(json: rows.vocabularyJSON) {
             let word = Word(definition: definition, labelIDs: definition.labels.compactMap { idByIdentifier[$0] })
             for form in Set([TermText.normalize(definition.word), TermText.tokenForm(definition.word)]) where !form.isEmpty {
                 words[form] = word
@@ -67,19 +93,17 @@ final class TaxonomySnapshot: Sendable {
         let maximumNameWords = (Array(idsByName.keys) + Array(words.keys)).map { $0.split(separator: " ").count }.max() ?? 1
         var parents: [Int64: [Int64]] = [:]
         var children: [Int64: [Int64]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT label_id, parent_id FROM label_parents") {
-            let child: Int64 = row[0]
-            let parent: Int64 = row[1]
+        for (child, parent) in rows.parents {
             parents[child, default: []].append(parent)
             children[parent, default: []].append(child)
         }
         var curves: [Int64: [CurvePoint]] = [:]
         var unpacked: [Int64: [CurvePoint]] = [:]   // by curve id, read once each
-        for row in try Row.fetchAll(db, sql: "SELECT id, points FROM curves") {
-            unpacked[row[0]] = PackedCurve.unpack(Array(row[1] as Data))
+        for (id, points) in rows.curves {
+            unpacked[id] = PackedCurve.unpack(points)
         }
-        for row in try Row.fetchAll(db, sql: "SELECT id, curve_id FROM labels WHERE curve_id IS NOT NULL") {
-            curves[row[0]] = unpacked[row[1] as Int64]
+        for (label, curve) in rows.labelCurves {
+            curves[label] = unpacked[curve]
         }
         var ancestors: [Int64: [Int64]] = [:]
         for id in labels.keys {
@@ -103,7 +127,12 @@ final class TaxonomySnapshot: Sendable {
 
     /// The search vocabulary stored by `replaceTaxonomy` (empty before the first one with words).
     static func vocabulary(_ db: Database) throws -> [VocabularyWord] {
-        guard let json = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'vocabulary'") else { return [] }
+        try vocabulary(json: try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'vocabulary'"))
+    }
+
+    /// The search vocabulary in its stored JSON form (empty when none is stored).
+    static func vocabulary(json: String?) throws -> [VocabularyWord] {
+        guard let json else { return [] }
         do {
             return try JSONDecoder().decode([VocabularyWord].self, from: Data(json.utf8))
         } catch {

@@ -91,7 +91,7 @@ struct IndexCommand: AsyncParsableCommand {
         defer { interrupts.stop() }
 
         let index = try database.open(create: true)
-        if database.db == nil { Terminal.note("index: \(database.location.path)") }
+        if database.given == nil { Terminal.note("index: \(database.location.path)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let faceDetector: FaceDetector?
         if !(try faces ?? IndexVocabulary.hasFaces(stamp: index.installedModel())) {
@@ -151,7 +151,7 @@ struct IndexCommand: AsyncParsableCommand {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"
             Terminal.out("failed (\(shown)):")
             for failure in report.failures { Terminal.out("  \(failure.path): \(failure.stage): \(failure.reason)") }
-            Terminal.out("list all: classify-tool search --failed\(database.db.map { " --db \($0)" } ?? "")")
+            Terminal.out("list all: classify-tool search --failed\(database.given.map { " --db \($0)" } ?? "")")
         }
         if report.interrupted { Terminal.out("run the same command again to continue") }
     }

@@ -163,7 +163,7 @@ struct LabelsCommand: ParsableCommand {
 
     /// The index, or nil when there is none (and `--db` was not given).
     private func existingIndex() throws -> TagIndex? {
-        guard database.db != nil || FileManager.default.fileExists(atPath: database.location.path) else {
+        guard database.given != nil || FileManager.default.fileExists(atPath: database.location.path) else {
             if used {
                 Terminal.error("error: --used needs an index; none at \(database.location.path)")
                 throw ExitCode(ToolExit.failure)

@@ -6,7 +6,7 @@ import TagIndex
 /// `classify-tool search QUERY`: find indexed images by label.
 ///
 /// Usage: `classify-tool search '(dog OR cat) -indoor' --under ~/Pictures --format json`
-struct SearchCommand: ParsableCommand {
+struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Find indexed images by what is in them.",
@@ -72,11 +72,15 @@ struct SearchCommand: ParsableCommand {
         try apply(to: &query)
     }
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
         let text = query.joined(separator: " ")
         var parsed = try Query(commandLine: text)
         try apply(to: &parsed)
+        if let descriptor = database.postgres {
+            try await runOnPostgreSQL(descriptor, parsed)
+            return
+        }
         let index = try database.open(create: false)
         if filter == nil { try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: false) }
         let result: SearchPage
@@ -93,14 +97,7 @@ struct SearchCommand: ParsableCommand {
         }
         switch format {
         case .paths:
-            for hit in result.hits {
-                let record = failed ? hit.failureStage.map { "\(hit.path)\t\($0): \(hit.failureReason ?? "")" } ?? hit.path : hit.path
-                Terminal.out(record, terminator: null ? 0 : UInt8(ascii: "\n"))
-            }
-            Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
-            if !result.facets.isEmpty {
-                Terminal.note("labels in these results: " + result.facets.map { "\($0.identifier) (\($0.count))" }.joined(separator: ", "))
-            }
+            printPaths(result)
         case .json:
             let hits = try result.hits.map { hit -> [String: Any] in
                 var object: [String: Any] = [
@@ -121,6 +118,38 @@ struct SearchCommand: ParsableCommand {
             ]
             try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         }
+    }
+
+    /// One path per line (with the failure for --failed), the count and facets on stderr.
+    private func printPaths(_ result: SearchPage) {
+        for hit in result.hits {
+            let record = failed ? hit.failureStage.map { "\(hit.path)\t\($0): \(hit.failureReason ?? "")" } ?? hit.path : hit.path
+            Terminal.out(record, terminator: null ? 0 : UInt8(ascii: "\n"))
+        }
+        Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
+        if !result.facets.isEmpty {
+            Terminal.note("labels in these results: " + result.facets.map { "\($0.identifier) (\($0.count))" }.joined(separator: ", "))
+        }
+    }
+
+    /// The search on a PostgreSQL index (paths only: colors and JSON with labels are not there yet).
+    private func runOnPostgreSQL(_ descriptor: PostgresDescriptor, _ query: Query) async throws {
+        guard color == nil, format == .paths else {
+            Terminal.error("error: --color and --format json do not work on PostgreSQL indexes yet")
+            throw ExitCode(ToolExit.failure)
+        }
+        var query = query
+        let result: SearchPage
+        do {
+            let index = try await PostgresIndex.open(descriptor)
+            defer { Task { await index.close() } }
+            if filter == nil { query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false) }
+            result = try await index.search(query)
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+        printPaths(result)
     }
 
     /// Command-line options on top of what the query text said.

@@ -39,9 +39,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         verbosity.apply()
+        try database.requireSQLite()
         let location = database.location
         guard FileManager.default.fileExists(atPath: location.path) else {
-            Terminal.error("error: no index at \(location.path); build one with: classify-tool index FOLDER\(database.db == nil ? "" : " --db \(location.path)")")
+            Terminal.error("error: no index at \(location.path); build one with: classify-tool index FOLDER\(database.given == nil ? "" : " --db \(location.path)")")
             throw ExitCode(ToolExit.failure)
         }
         var configuration = GalleryConfiguration(databaseURL: location)

@@ -5,7 +5,7 @@ import TagIndex
 /// `classify-tool stats`: what the index holds.
 ///
 /// Usage: `classify-tool stats --json`
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Show how many images, labels and failures the index holds.",
@@ -22,17 +22,34 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var verbosity: VerbosityOptions
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
-        let index = try database.open(create: false)
-        let statistics = try index.statistics()
-        let models = try index.modelUsage()
-        let location = database.location.path
-        var bytes: Int64 = 0
-        for suffix in ["", "-wal", "-shm"] {
-            bytes += ((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0
+        let statistics: IndexStatistics, models: [ModelUsage], location: String, bytes: Int64, labelsInUse: Int
+        if let descriptor = database.postgres {
+            do {
+                let index = try await PostgresIndex.open(descriptor)
+                defer { Task { await index.close() } }
+                statistics = try await index.statistics()
+                models = try await index.modelUsage()
+                bytes = try await index.databaseBytes()
+                labelsInUse = try await index.labelsInUseCount()
+                location = descriptor.description
+            } catch {
+                Terminal.error("error: \(error)")
+                throw ExitCode(ToolExit.failure)
+            }
+        } else {
+            let index = try database.open(create: false)
+            statistics = try index.statistics()
+            models = try index.modelUsage()
+            location = database.location.path
+            var fileBytes: Int64 = 0
+            for suffix in ["", "-wal", "-shm"] {
+                fileBytes += ((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0
+            }
+            bytes = fileBytes
+            labelsInUse = try index.labelImageCounts().count
         }
-        let labelsInUse = try index.labelImageCounts().count
         if json {
             let object: [String: Any] = [
                 "database": location, "databaseBytes": bytes, "images": statistics.imageCount, "failed": statistics.failedCount,

@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import TagIndex
 
-/// `--db PATH`, shared by every command that reads or writes the index.
+/// `--db PATH|URL` (else `$CLASSIFY_DB`), shared by every command that reads or writes the index.
 ///
 /// Usage: `@OptionGroup var database: DatabaseOptions` then `let index = try database.open(create: false)`
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Index database (default: index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or for search and stats postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
     var db: String?
 
     /// `$XDG_DATA_HOME/classify-tool/index.sqlite`, or `$HOME/.local/share/classify-tool/index.sqlite`.
@@ -18,14 +18,53 @@ struct DatabaseOptions: ParsableArguments {
         return dataHome.appending(path: "classify-tool/index.sqlite")
     }
 
-    var location: URL { db.map { URL(fileURLWithPath: $0) } ?? Self.defaultLocation }
+    /// The location the user gave: `--db`, else a non-empty `$CLASSIFY_DB`, else nil (the default file).
+    var given: String? {
+        if let db { return db }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["CLASSIFY_DB"], !fromEnvironment.isEmpty { return fromEnvironment }
+        return nil
+    }
+
+    /// Rejects, before any command runs, a location that is a URL of an unsupported scheme or a
+    /// malformed PostgreSQL URL (messages never show a password).
+    func validate() throws {
+        guard let given else { return }
+        do {
+            _ = try IndexLocation(parsing: given)
+        } catch let error as IndexLocationError {
+            throw ValidationError("\(db != nil ? "--db" : "CLASSIFY_DB"): \(error)")
+        }
+    }
+
+    /// The PostgreSQL database, when the location names one.
+    var postgres: PostgresDescriptor? {
+        if case .postgres(let descriptor) = indexLocation { return descriptor }
+        return nil
+    }
+
+    /// Fails, saying so, for a PostgreSQL location in a command that does not open one yet.
+    func requireSQLite() throws {
+        guard let postgres else { return }
+        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); search, stats and copy do")
+        throw ExitCode(ToolExit.failure)
+    }
+
+    /// The parsed location (after `validate()`).
+    var indexLocation: IndexLocation {
+        guard let given else { return .sqlite(Self.defaultLocation) }
+        return (try? IndexLocation(parsing: given)) ?? .sqlite(URL(fileURLWithPath: given))
+    }
+
+    /// The SQLite file of the index (call `requireSQLite()` first where a PostgreSQL location is possible).
+    var location: URL { indexLocation.fileURL ?? Self.defaultLocation }
 
     /// Opens (and creates, when `create`) the index.
     func open(create: Bool) throws -> TagIndex {
+        try requireSQLite()
         let url = location
         if !FileManager.default.fileExists(atPath: url.path) {
             guard create else {
-                Terminal.error("error: no index at \(url.path); build one with: classify-tool index FOLDER\(db == nil ? "" : " --db \(url.path)")")
+                Terminal.error("error: no index at \(url.path); build one with: classify-tool index FOLDER\(given == nil ? "" : " --db \(url.path)")")
                 throw ExitCode(ToolExit.failure)
             }
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

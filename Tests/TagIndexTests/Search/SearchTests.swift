@@ -6,141 +6,151 @@ import Testing
     let fixture: FixtureIndex
     init() throws { fixture = try FixtureIndex() }
 
-    @Test func termMatchesItsSubtreeByConfidence() throws {
-        #expect(try fixture.paths("dog") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
-        let page = try fixture.index.search("dog")
+    @Test(arguments: Backend.allCases) func termMatchesItsSubtreeByConfidence(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        #expect(try await fixture.paths("dog") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        let page = try await fixture.index.search("dog")
         #expect(page.hits.map(\.score) == [0.95, 0.88, 0.8, 0.5])
         #expect(page.totalCount == 4)
-        #expect(try fixture.paths("animal").count == 5)
+        #expect(try await fixture.paths("animal").count == 5)
     }
 
-    @Test func namesAreCaseInsensitiveAndUnderscoreIsSpace() throws {
-        #expect(try fixture.paths("golden_retriever") == ["golden1.jpg"])
-        #expect(try fixture.paths("GOLDEN_Retriever") == ["golden1.jpg"])
-        #expect(try fixture.paths("\"golden retriever\"") == ["golden1.jpg"])
-        #expect(try fixture.paths("\"Golden  Retriever\"") == ["golden1.jpg"])
-        #expect(try fixture.paths("puppy") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
-        #expect(try fixture.paths("kitty") == ["tabby1.jpg"])
+    @Test(arguments: Backend.allCases) func namesAreCaseInsensitiveAndUnderscoreIsSpace(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        #expect(try await fixture.paths("golden_retriever") == ["golden1.jpg"])
+        #expect(try await fixture.paths("GOLDEN_Retriever") == ["golden1.jpg"])
+        #expect(try await fixture.paths("\"golden retriever\"") == ["golden1.jpg"])
+        #expect(try await fixture.paths("\"Golden  Retriever\"") == ["golden1.jpg"])
+        #expect(try await fixture.paths("puppy") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try await fixture.paths("kitty") == ["tabby1.jpg"])
     }
 
-    @Test func freeTextAndPrefixFindEveryRetriever() throws {
+    @Test(arguments: Backend.allCases) func freeTextAndPrefixFindEveryRetriever(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         let retrievers = ["golden1.jpg", "lab1.png", "flat1.jpg"]
-        #expect(try fixture.paths("retriever") == retrievers)
-        #expect(try fixture.paths("retriev*") == retrievers)
-        #expect(try fixture.paths("\"coated retriever\"") == ["flat1.jpg"])
-        #expect(try fixture.paths("\"golden retr\"*") == ["golden1.jpg"])
-        #expect(try fixture.index.search("retriever").hits.map(\.score) == [0.9, 0.7, 0.4])
+        #expect(try await fixture.paths("retriever") == retrievers)
+        #expect(try await fixture.paths("retriev*") == retrievers)
+        #expect(try await fixture.paths("\"coated retriever\"") == ["flat1.jpg"])
+        #expect(try await fixture.paths("\"golden retr\"*") == ["golden1.jpg"])
+        #expect(try await fixture.index.search("retriever").hits.map(\.score) == [0.9, 0.7, 0.4])
     }
 
-    @Test func booleanOperatorsAndScores() throws {
-        #expect(try fixture.paths("dog -indoor") == ["golden1.jpg", "lab1.png"])
-        #expect(try fixture.paths("dog NOT indoor:0.5") == ["golden1.jpg", "poodle1.jpg", "lab1.png"])
-        #expect(try fixture.paths("cat OR beach") == ["beach1.jpg", "tabby1.jpg", "lab1.png"])
-        let mixed = try fixture.index.search("(cat OR beach) outdoor")
+    @Test(arguments: Backend.allCases) func booleanOperatorsAndScores(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        #expect(try await fixture.paths("dog -indoor") == ["golden1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("dog NOT indoor:0.5") == ["golden1.jpg", "poodle1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("cat OR beach") == ["beach1.jpg", "tabby1.jpg", "lab1.png"])
+        let mixed = try await fixture.index.search("(cat OR beach) outdoor")
         #expect(mixed.hits.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["beach1.jpg", "lab1.png"])
         #expect(mixed.hits.map(\.score) == [0.95, 0.5])
-        #expect(try fixture.paths("dog AND outdoor AND grass") == ["golden1.jpg"])
-        #expect(try fixture.index.search("dog AND outdoor AND grass").hits.map(\.score) == [0.6])
-        #expect(try fixture.paths("animal AND NOT (dog OR cat)") == [])
-        let negative = try fixture.index.search("NOT animal")
+        #expect(try await fixture.paths("dog AND outdoor AND grass") == ["golden1.jpg"])
+        #expect(try await fixture.index.search("dog AND outdoor AND grass").hits.map(\.score) == [0.6])
+        #expect(try await fixture.paths("animal AND NOT (dog OR cat)") == [])
+        let negative = try await fixture.index.search("NOT animal")
         #expect(Set(negative.hits.map(\.path)) == ["/lib/c/beach1.jpg", "/lib/c/blank.jpg"])
         #expect(negative.hits.map(\.score) == [0, 0])
-        #expect(try fixture.paths("-animal -outdoor") == ["blank.jpg"])
-        #expect(try fixture.paths("dog OR -animal").count == 6)
+        #expect(try await fixture.paths("-animal -outdoor") == ["blank.jpg"])
+        #expect(try await fixture.paths("dog OR -animal").count == 6)
     }
 
-    @Test func perTermAndGlobalConfidence() throws {
-        #expect(try fixture.paths("dog:0.85") == ["golden1.jpg", "poodle1.jpg"])
+    @Test(arguments: Backend.allCases) func perTermAndGlobalConfidence(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        #expect(try await fixture.paths("dog:0.85") == ["golden1.jpg", "poodle1.jpg"])
         var query = try Query(parsing: "dog")
         query.minimumConfidence = 0.85
-        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg"])
-        #expect(try fixture.paths("min:0.85 dog") == ["golden1.jpg", "poodle1.jpg"])
+        #expect(try await fixture.paths(query) == ["golden1.jpg", "poodle1.jpg"])
+        #expect(try await fixture.paths("min:0.85 dog") == ["golden1.jpg", "poodle1.jpg"])
         // A per-term threshold replaces the global one.
         query = try Query(parsing: "dog:0.5")
         query.minimumConfidence = 0.9
-        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try await fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
     }
 
-    @Test func calibratedFilters() throws {
+    @Test(arguments: Backend.allCases) func calibratedFilters(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         // High precision (precision >= 0.9): dog 0.85, golden 0.6, cat 0.7; others have no curve.
         var query = try Query(parsing: "dog")
         query.calibration = .highPrecision
-        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg"])
+        #expect(try await fixture.paths(query) == ["golden1.jpg", "poodle1.jpg"])
         // High recall (recall >= 0.8, precision >= 0.1): dog 0.5, golden 0.3, cat 0.7.
         query.calibration = .highRecall
-        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try await fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
         query = try Query(parsing: "golden_retriever")
         query.calibration = .precision(0.95)
-        #expect(try fixture.paths(query) == [])
+        #expect(try await fixture.paths(query) == [])
         query = try Query(parsing: "beach")
         query.calibration = .highRecall
-        #expect(try fixture.paths(query) == [])
+        #expect(try await fixture.paths(query) == [])
         query = try Query(parsing: "cat OR dog")
         query.calibration = .highPrecision
-        #expect(try fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
-        #expect(try fixture.paths("(cat OR dog) filter:high-precision") == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
-        #expect(try fixture.paths("dog recall:0.8") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
-        #expect(try fixture.paths("dog precision:0.9") == ["golden1.jpg", "poodle1.jpg"])
+        #expect(try await fixture.paths(query) == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try await fixture.paths("(cat OR dog) filter:high-precision") == ["golden1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try await fixture.paths("dog recall:0.8") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try await fixture.paths("dog precision:0.9") == ["golden1.jpg", "poodle1.jpg"])
     }
 
-    @Test func fileFilters() throws {
-        #expect(try fixture.paths("dog under:/lib/a") == ["golden1.jpg", "lab1.png"])
-        #expect(try fixture.paths("dog under:/lib/a/") == ["golden1.jpg", "lab1.png"])
-        #expect(try fixture.paths("dog under:/lib") .count == 4)
-        #expect(try fixture.paths("dog under:/li") == [])
-        #expect(try fixture.paths("dog type:png") == ["lab1.png"])
-        #expect(try fixture.paths("dog type:PNG,.jpg").count == 4)
-        #expect(try fixture.paths("dog minwidth:1600 minheight:1200") == ["golden1.jpg", "poodle1.jpg", "flat1.jpg"])
-        #expect(try fixture.paths("dog minsize:1MB") == ["golden1.jpg", "flat1.jpg"])
-        #expect(try fixture.paths("dog maxsize:800KB") == ["poodle1.jpg", "lab1.png"])
-        #expect(try fixture.paths("dog after:2023-11-16 before:2023-11-18") == ["lab1.png", "flat1.jpg"])
+    @Test(arguments: Backend.allCases) func fileFilters(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        #expect(try await fixture.paths("dog under:/lib/a") == ["golden1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("dog under:/lib/a/") == ["golden1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("dog under:/lib") .count == 4)
+        #expect(try await fixture.paths("dog under:/li") == [])
+        #expect(try await fixture.paths("dog type:png") == ["lab1.png"])
+        #expect(try await fixture.paths("dog type:PNG,.jpg").count == 4)
+        #expect(try await fixture.paths("dog minwidth:1600 minheight:1200") == ["golden1.jpg", "poodle1.jpg", "flat1.jpg"])
+        #expect(try await fixture.paths("dog minsize:1MB") == ["golden1.jpg", "flat1.jpg"])
+        #expect(try await fixture.paths("dog maxsize:800KB") == ["poodle1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("dog after:2023-11-16 before:2023-11-18") == ["lab1.png", "flat1.jpg"])
         var query = try Query(parsing: "dog")
         query.filters.folders = ["/lib/b"]
         query.filters.minimumBytes = 1_000_000
-        #expect(try fixture.paths(query) == ["flat1.jpg"])
+        #expect(try await fixture.paths(query) == ["flat1.jpg"])
     }
 
-    @Test func untaggedAndFailed() throws {
-        #expect(try fixture.paths("untagged") == ["blank.jpg"])
-        #expect(try fixture.paths("is:untagged under:/lib/c") == ["blank.jpg"])
-        let strict = try fixture.paths("untagged min:0.965")
+    @Test(arguments: Backend.allCases) func untaggedAndFailed(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        #expect(try await fixture.paths("untagged") == ["blank.jpg"])
+        #expect(try await fixture.paths("is:untagged under:/lib/c") == ["blank.jpg"])
+        let strict = try await fixture.paths("untagged min:0.965")
         #expect(Set(strict) == ["lab1.png", "flat1.jpg", "poodle1.jpg", "tabby1.jpg", "blank.jpg", "beach1.jpg"])
         var calibrated = try Query(parsing: "untagged")
         calibrated.calibration = .highPrecision
-        #expect(Set(try fixture.paths(calibrated)) == ["lab1.png", "flat1.jpg", "beach1.jpg", "blank.jpg"])
-        let failed = try fixture.index.search("failed")
+        #expect(Set(try await fixture.paths(calibrated)) == ["lab1.png", "flat1.jpg", "beach1.jpg", "blank.jpg"])
+        let failed = try await fixture.index.search("failed")
         #expect(failed.hits.count == 1)
         #expect(failed.hits.first?.path == "/lib/c/broken.jpg")
         #expect(failed.hits.first?.failureStage == "decode")
         #expect(failed.hits.first?.failureReason == "truncated JPEG")
         #expect(failed.hits.first?.width == nil)
-        #expect(try fixture.paths("failed dog") == [])
-        #expect(try fixture.paths("").count == 7)
+        #expect(try await fixture.paths("failed dog") == [])
+        #expect(try await fixture.paths("").count == 7)
     }
 
-    @Test func sortingAndPagination() throws {
+    @Test(arguments: Backend.allCases) func sortingAndPagination(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         var query = try Query(parsing: "animal")
         query.sort = .path
-        #expect(try fixture.paths(query) == ["golden1.jpg", "lab1.png", "flat1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(try await fixture.paths(query) == ["golden1.jpg", "lab1.png", "flat1.jpg", "poodle1.jpg", "tabby1.jpg"])
         query.sort = .date
-        #expect(try fixture.paths(query) == ["tabby1.jpg", "poodle1.jpg", "flat1.jpg", "lab1.png", "golden1.jpg"])
+        #expect(try await fixture.paths(query) == ["tabby1.jpg", "poodle1.jpg", "flat1.jpg", "lab1.png", "golden1.jpg"])
         query.sort = .confidence
         query.limit = 2
         query.page = 2
-        let page = try fixture.index.search(query)
+        let page = try await fixture.index.search(query)
         #expect(page.hits.map(\.path) == ["/lib/a/lab1.png", "/lib/b/tabby1.jpg"])
         #expect(page.totalCount == 5)
         #expect(page.pageCount == 3)
         query.page = 4
-        let beyond = try fixture.index.search(query)
+        let beyond = try await fixture.index.search(query)
         #expect(beyond.hits.isEmpty)
         #expect(beyond.totalCount == 5)
         query.page = 0
-        #expect(throws: TagIndexError.self) { try fixture.index.search(query) }
+        await #expect(throws: TagIndexError.self) { try await fixture.index.search(query) }
     }
 
-    @Test func hitsCarryFileFacts() throws {
-        let hit = try #require(try fixture.index.search("tabby").hits.first)
+    @Test(arguments: Backend.allCases) func hitsCarryFileFacts(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let hit = try #require(try await fixture.index.search("tabby").hits.first)
         #expect(hit.path == "/lib/b/tabby1.jpg")
         #expect(hit.size == 900_000)
         #expect(hit.width == 1200)
@@ -149,24 +159,26 @@ import Testing
         #expect(hit.failureStage == nil)
     }
 
-    @Test func facetsCountLabelsOfTheWholeResultSet() throws {
+    @Test(arguments: Backend.allCases) func facetsCountLabelsOfTheWholeResultSet(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         var query = try Query(parsing: "dog")
         query.facetCount = 4
         query.limit = 1
-        let page = try fixture.index.search(query)
+        let page = try await fixture.index.search(query)
         #expect(page.facets.map(\.identifier) == ["animal", "dog", "indoor", "outdoor"])
         #expect(page.facets.map(\.count) == [4, 4, 2, 2])
         #expect(page.facets.first?.displayName == "Animal")
         query.minimumConfidence = 0.6
         query.facetCount = 3
-        let strict = try fixture.index.search(query)
+        let strict = try await fixture.index.search(query)
         #expect(strict.facets.map(\.identifier) == ["animal", "dog", "golden_retriever"])
         #expect(strict.facets.map(\.count) == [3, 3, 1])
     }
 
-    @Test func unknownLabelSuggestsClosestNames() throws {
+    @Test(arguments: Backend.allCases) func unknownLabelSuggestsClosestNames(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         do {
-            _ = try fixture.index.search("dgo")
+            _ = try await fixture.index.search("dgo")
             Issue.record("expected an unknown label error")
         } catch let error as TagIndexError {
             guard case .unknownLabel(let term, let offset, let suggestions) = error else {
@@ -179,54 +191,56 @@ import Testing
             #expect(error.description.contains("did you mean 'dog'"))
         }
         do {
-            _ = try fixture.index.search("beach poodel")
+            _ = try await fixture.index.search("beach poodel")
             Issue.record("expected an unknown label error")
         } catch let error as TagIndexError {
             #expect(error == .unknownLabel(term: "poodel", offset: 6, suggestions: ["poodle"]))
         }
     }
 
-    @Test func injectionAttemptsArePlainText() throws {
-        let before = try fixture.index.statistics()
+    @Test(arguments: Backend.allCases) func injectionAttemptsArePlainText(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let before = try await fixture.index.statistics()
         for text in [
             "dog'; DROP TABLE images; --", "\"dog'; DROP TABLE images; --\"",
             "under:\"/lib'; DROP TABLE images; --\" dog", "type:jpg'--", "\"dog\" OR 1=1",
             "retriever\" OR \"1\"=\"1", "dog* ) OR (", "label_text:*",
         ] {
             do {
-                let page = try fixture.index.search(text)
+                let page = try await fixture.index.search(text)
                 #expect(page.hits.count <= 7)
             } catch is TagIndexError {
             } catch is QuerySyntaxError {
             }
         }
-        #expect(try fixture.paths("under:\"/lib'; DROP TABLE images; --\" dog") == [])
-        #expect(try fixture.index.statistics() == before)
-        #expect(try fixture.paths("dog").count == 4)
+        #expect(try await fixture.paths("under:\"/lib'; DROP TABLE images; --\" dog") == [])
+        #expect(try await fixture.index.statistics() == before)
+        #expect(try await fixture.paths("dog").count == 4)
     }
 
-    @Test func codeBuiltQueriesMatchParsedOnes() throws {
+    @Test(arguments: Backend.allCases) func codeBuiltQueriesMatchParsedOnes(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         let built = Query(.and([.word("dog"), .not(.word("indoor"))]))
-        #expect(try fixture.paths(built) == fixture.paths("dog -indoor"))
+        #expect(try await fixture.paths(built) == fixture.paths("dog -indoor"))
         let prefix = Query(.term(SearchTerm("retriev", kind: .prefix)))
-        #expect(try fixture.paths(prefix) == ["golden1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try await fixture.paths(prefix) == ["golden1.jpg", "lab1.png", "flat1.jpg"])
         for engine in [Query.Engine.automatic, .sql] {
             var empty = Query(.or([]))
             empty.engine = engine
-            #expect(try fixture.paths(empty) == [])
+            #expect(try await fixture.paths(empty) == [])
             var everything = Query(.and([]))
             everything.engine = engine
-            #expect(try fixture.paths(everything).count == 7)
+            #expect(try await fixture.paths(everything).count == 7)
             var single = Query(.or([.word("tabby")]))
             single.engine = engine
-            #expect(try fixture.paths(single) == ["tabby1.jpg"])
+            #expect(try await fixture.paths(single) == ["tabby1.jpg"])
         }
         let huge = Query(.or(Array(repeating: .word("dog"), count: 101)))
-        #expect(throws: TagIndexError.invalidInput("a query has at most 100 terms")) { try fixture.index.search(huge) }
+        await #expect(throws: TagIndexError.invalidInput("a query has at most 100 terms")) { try await fixture.index.search(huge) }
         var deep = QueryExpression.word("dog")
         for _ in 0..<70 { deep = .not(deep) }
-        #expect(throws: TagIndexError.invalidInput("a query nests at most 64 levels")) {
-            try fixture.index.search(Query(deep))
+        await #expect(throws: TagIndexError.invalidInput("a query nests at most 64 levels")) {
+            try await fixture.index.search(Query(deep))
         }
     }
 

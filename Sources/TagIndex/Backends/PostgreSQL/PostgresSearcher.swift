@@ -1,0 +1,166 @@
+import Foundation
+import PostgresNIO
+
+/// Runs a resolved search (its ``MatchPlan``) on PostgreSQL and returns the page ``TagIndex``
+/// would return for it on SQLite: the same hits in the same order, the same total and the same
+/// facets.
+///
+/// The statement is the plan's rows joined to `images` and narrowed by the filters (folders,
+/// file types, dates, sizes, dimensions, untagged or failed), ordered by score (NULL scores last,
+/// as SQLite orders them), path (byte order, `COLLATE "C"`, as SQLite compares text) or date,
+/// then paged. Facets count, over the whole result set, the labels whose `best` passes the query's
+/// threshold or their calibrated threshold. Every value is a bound parameter.
+///
+/// Usage: `let page = try await PostgresSearcher(query: query, taxonomy: taxonomy).run(plan, total: total, session)`
+struct PostgresSearcher {
+    let query: Query
+    let taxonomy: TaxonomySnapshot
+
+    /// Quantized per-label thresholds of a calibrated query (labels a person added pass at 1),
+    /// as `Searcher` computes them; nil when the query is not calibrated.
+    func calibratedThresholds(addedLabelIDs: Set<Int64>) -> [Int64: Int]? {
+        Searcher.calibratedThresholds(query, taxonomy, addedLabelIDs: addedLabelIDs)
+    }
+
+    /// The labels with an `added` correction, by id.
+    static func addedLabelIDs(_ session: PostgresSession) async throws -> Set<Int64> {
+        Set(try await session.all(
+            "SELECT DISTINCT l.id FROM corrections AS c JOIN labels AS l ON l.identifier = c.label WHERE c.added"
+        ) { try $0.decode(Int64.self) })
+    }
+
+    /// One page of results for `plan`; `total` is an upper bound of the image count (for join order).
+    func run(_ plan: MatchPlan, total: Int, _ session: PostgresSession) async throws -> SearchPage {
+        let calibrated = query.calibration == nil ? nil : calibratedThresholds(addedLabelIDs: try await Self.addedLabelIDs(session))
+        var compiler = PostgresCompiler(status: query.filters.status, total: total)
+        let resultSet = "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m "
+            + "JOIN images AS i ON i.id = m.image_id" + filterConditions(calibrated: calibrated, &compiler)
+        // The result set's parameters, before the page's own (a statement must use every one).
+        let resultCompiler = compiler
+
+        var page = resultSet
+        switch query.sort {
+        case .confidence: page += " ORDER BY m.score DESC NULLS LAST, m.image_id DESC"
+        case .path: page += " ORDER BY i.path COLLATE \"C\", i.id"
+        case .date: page += " ORDER BY i.mtime DESC, i.id DESC"
+        }
+        let offset = (query.page - 1) * query.limit
+        page += " LIMIT \(compiler.bind(Int64(query.limit))) OFFSET \(compiler.bind(Int64(offset)))"
+        let scored = try await session.all(page, compiler.binds) { row -> (id: Int64, score: Double) in
+            let (id, score) = try row.decode((Int64, Int?).self)
+            return (id, StorageFormat.confidence(score ?? 0))
+        }
+        let count = try await session.all("SELECT COUNT(*) FROM (\(resultSet)) AS r", resultCompiler.binds) { try $0.decode(Int64.self) }
+        var facets: [Facet] = []
+        if query.facetCount > 0 {
+            facets = try await self.facets(resultSet, compiler: resultCompiler, calibrated: calibrated, session)
+        }
+        return SearchPage(
+            hits: try await hits(scored, session), totalCount: Int(count.first ?? 0), page: query.page, limit: query.limit,
+            facets: facets)
+    }
+
+    /// ` WHERE ...` for the query's filters and status (the same conditions as `Searcher`'s).
+    func filterConditions(calibrated: [Int64: Int]?, _ compiler: inout PostgresCompiler) -> String {
+        let filters = query.filters
+        var conditions: [String] = []
+        for folder in filters.folders {
+            conditions.append("i.path COLLATE \"C\" >= \(compiler.bind(folder + "/")) AND i.path COLLATE \"C\" < \(compiler.bind(folder + "0"))")
+        }
+        if !filters.fileTypes.isEmpty {
+            // SQLite's LIKE ignores ASCII case; backslash is PostgreSQL's default LIKE escape.
+            let alternatives = filters.fileTypes.map { type in
+                let pattern = "%." + type.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                return "i.path ILIKE \(compiler.bind(pattern))"
+            }
+            conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+        }
+        if let after = filters.modifiedAfter { conditions.append("i.mtime >= \(compiler.bind(Timestamps.microseconds(after)))") }
+        if let before = filters.modifiedBefore { conditions.append("i.mtime < \(compiler.bind(Timestamps.microseconds(before)))") }
+        if let width = filters.minimumWidth { conditions.append("i.width >= \(compiler.bind(Int64(width)))") }
+        if let height = filters.minimumHeight { conditions.append("i.height >= \(compiler.bind(Int64(height)))") }
+        if let bytes = filters.minimumBytes { conditions.append("i.size >= \(compiler.bind(bytes))") }
+        if let bytes = filters.maximumBytes { conditions.append("i.size <= \(compiler.bind(bytes))") }
+        if let faces = filters.faceCount {
+            conditions.append(
+                "EXISTS (SELECT 1 FROM image_faces AS f WHERE f.image_id = i.id AND f.face_count BETWEEN "
+                    + "\(compiler.bind(Int64(faces.lowerBound))) AND \(compiler.bind(Int64(faces.upperBound))))")
+        }
+        switch filters.status {
+        case .indexed:
+            conditions.append("i.error_stage IS NULL")
+        case .failed:
+            conditions.append("i.error_stage IS NOT NULL")
+        case .untagged:
+            conditions.append("i.error_stage IS NULL")
+            if let calibrated {
+                let (labels, thresholds) = Self.pairs(calibrated)
+                conditions.append("""
+                    NOT EXISTS (SELECT 1 FROM unnest(\(compiler.bind(labels)), \(compiler.bind(thresholds))) AS c(label_id, threshold)
+                                JOIN observations AS o ON o.label_id = c.label_id AND o.image_id = i.id AND o.best >= c.threshold)
+                    """)
+            } else {
+                conditions.append("(i.top_confidence IS NULL OR i.top_confidence < \(compiler.bind(Int64(StorageFormat.threshold(query.minimumConfidence)))))")
+            }
+        }
+        return conditions.enumerated().map { ($0.offset == 0 ? " WHERE " : " AND ") + $0.element }.joined()
+    }
+
+    /// The most frequent passing labels of the whole result set, most frequent first, then by identifier.
+    private func facets(_ resultSet: String, compiler: PostgresCompiler, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> [Facet] {
+        var compiler = compiler
+        let sql: String
+        if let calibrated {
+            let (labels, thresholds) = Self.pairs(calibrated)
+            sql = """
+                SELECT o.label_id, COUNT(*) FROM observations AS o
+                JOIN unnest(\(compiler.bind(labels)), \(compiler.bind(thresholds))) AS c(label_id, threshold)
+                  ON c.label_id = o.label_id AND o.best >= c.threshold
+                WHERE o.image_id IN (SELECT r.image_id FROM (\(resultSet)) AS r) GROUP BY o.label_id
+                """
+        } else {
+            sql = """
+                SELECT o.label_id, COUNT(*) FROM observations AS o
+                WHERE o.image_id IN (SELECT r.image_id FROM (\(resultSet)) AS r)
+                  AND o.best >= \(compiler.bind(Int64(StorageFormat.threshold(query.minimumConfidence)))) GROUP BY o.label_id
+                """
+        }
+        let counts = try await session.all(sql, compiler.binds) { try $0.decode((Int64, Int64).self) }
+        return counts
+            .compactMap { labelID, count -> Facet? in
+                guard let label = taxonomy.labels[labelID] else { return nil }
+                return Facet(identifier: label.identifier, displayName: label.displayName, count: Int(count))
+            }
+            .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
+            .prefix(query.facetCount)
+            .map { $0 }
+    }
+
+    private func hits(_ scored: [(id: Int64, score: Double)], _ session: PostgresSession) async throws -> [SearchHit] {
+        guard !scored.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(scored.map(\.id))
+        let rows = try await session.all(
+            "SELECT id, path, size, mtime, width, height, error_stage, error_reason FROM images WHERE id = ANY($1::bigint[])", binds
+        ) { row -> SearchHit in
+            let (id, path, size, mtime, width, height, stage, reason) = try row.decode((Int64, String, Int64, Int64, Int?, Int?, String?, String?).self)
+            return SearchHit(
+                imageID: id, path: path, score: 0, size: size, modificationTime: Timestamps.date(mtime), width: width, height: height,
+                failureStage: stage, failureReason: reason)
+        }
+        var byID: [Int64: SearchHit] = [:]
+        for hit in rows { byID[hit.imageID] = hit }
+        return scored.compactMap { id, score in
+            guard var hit = byID[id] else { return nil }
+            hit.score = score
+            return hit
+        }
+    }
+
+    /// Label ids and thresholds as two parallel arrays, in label order.
+    static func pairs(_ thresholds: [Int64: Int]) -> ([Int64], [Int64]) {
+        let sorted = thresholds.sorted { $0.key < $1.key }
+        return (sorted.map(\.key), sorted.map { Int64($0.value) })
+    }
+}

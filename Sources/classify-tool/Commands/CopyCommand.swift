@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import TagIndex
+
+/// `classify-tool copy --from A --to B`: moves an index between SQLite and PostgreSQL without
+/// classifying again.
+///
+/// Usage: `classify-tool copy --from photos.sqlite --to postgres://me@nas/photos`
+struct CopyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Copy an index between a SQLite file and PostgreSQL without classifying again.",
+        discussion: """
+            Copies every image, label, observation, feature print, face and correction,
+            ids kept. A PostgreSQL target must be an existing, empty database (its tables
+            are created); a SQLite target must be a new file. The password of a
+            postgres:// URL may also come from $PGPASSWORD.
+
+            Examples:
+              classify-tool copy --from photos.sqlite --to postgres://me@nas/photos
+              classify-tool copy --from postgres://me@nas/photos --to photos.sqlite
+            """)
+
+    @Option(help: ArgumentHelp("The index to read: a SQLite file or a postgres:// URL.", valueName: "path|url")) var from: String
+    @Option(help: ArgumentHelp("Where to copy it: a new SQLite file or an empty PostgreSQL database.", valueName: "path|url")) var to: String
+    @OptionGroup var verbosity: VerbosityOptions
+
+    func validate() throws {
+        let (source, target) = try locations()
+        switch (source, target) {
+        case (.sqlite, .postgres), (.postgres, .sqlite): return
+        case (.sqlite, .sqlite): throw ValidationError("both are SQLite files; copy the file itself (with the index closed) instead")
+        case (.postgres, .postgres): throw ValidationError("both are PostgreSQL databases; use pg_dump and pg_restore instead")
+        }
+    }
+
+    /// Runs `body` on a new session, closed afterwards whatever happens.
+    private static func withSession(
+        _ descriptor: PostgresDescriptor, _ body: (PostgresSession) async throws -> IndexCopy.Summary
+    ) async throws -> IndexCopy.Summary {
+        let session = try await PostgresSession.connect(descriptor)
+        do {
+            let summary = try await body(session)
+            await session.close()
+            return summary
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    private func locations() throws -> (IndexLocation, IndexLocation) {
+        func parse(_ value: String, _ option: String) throws -> IndexLocation {
+            do { return try IndexLocation(parsing: value) } catch let error as IndexLocationError {
+                throw ValidationError("\(option): \(error)")
+            }
+        }
+        return (try parse(from, "--from"), try parse(to, "--to"))
+    }
+
+    func run() async throws {
+        verbosity.apply()
+        let (source, target) = try locations()
+        let started = ContinuousClock.now
+        let summary: IndexCopy.Summary
+        do {
+            switch (source, target) {
+            case (.sqlite(let file), .postgres(let descriptor)):
+                guard FileManager.default.fileExists(atPath: file.path) else {
+                    Terminal.error("error: no index at \(file.path)")
+                    throw ExitCode(ToolExit.failure)
+                }
+                let index = try TagIndex(readingFrom: file)
+                summary = try await Self.withSession(descriptor) { try await IndexCopy.copy(from: index, to: $0) }
+            case (.postgres(let descriptor), .sqlite(let file)):
+                summary = try await Self.withSession(descriptor) { try await IndexCopy.copy(from: $0, toNewFile: file) }
+            default:
+                throw ValidationError("copy goes from SQLite to PostgreSQL or back")
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+        let elapsed = started.duration(to: .now).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        Terminal.out(
+            "copied \(summary.count(of: "images")) images, \(summary.count(of: "labels")) labels, "
+                + "\(summary.count(of: "observations")) observations, \(summary.count(of: "corrections")) corrections "
+                + "from \(source) to \(target) in \(String(format: "%.1f", seconds)) s")
+    }
+}
