@@ -104,7 +104,7 @@ public struct FolderIndexer: Sendable {
     public let index: TagIndex
     public let classifier: ImageClassifier
     public let vocabulary: IndexVocabulary
-    /// Finds and stores the faces of every classified image; nil skips faces (`index --no-faces`).
+    /// Finds and stores the faces of every classified image; nil skips faces (`index` without `--faces`).
     public let faceDetector: FaceDetector?
 
     /// Usage: `FolderIndexer(index: index, classifier: classifier, faceDetector: FaceDetector(model: try .shared()))`

@@ -30,6 +30,15 @@ public struct IndexVocabulary: Sendable {
     /// with faces too. Usage: `IndexVocabulary.faceLabel`
     public static let faceLabel = "face"
 
+    /// What a stamp's version carries when faces are indexed (the detector and its version).
+    static let facesStampMark = "+faces.mtcnn1"
+
+    /// Whether an index whose installed stamp is `stamp` (``TagIndex/installedModel()``) was built
+    /// with faces: the default of the next run, so `index` keeps what the index has.
+    ///
+    /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try index.installedModel())`
+    public static func hasFaces(stamp: String?) -> Bool { stamp?.contains(facesStampMark) ?? false }
+
     /// Usage: `let vocabulary = IndexVocabulary(model: try .shared(), faces: true)`
     public init(model: ImageClassifierModel, faces: Bool = false) {
         self.model = model
@@ -62,7 +71,7 @@ public struct IndexVocabulary: Sendable {
             hasher.update("\(label.identifier)<\(label.parents.joined(separator: ","))\n".utf8)
         }
         let fingerprint = String(hasher.finalizeHex().prefix(8))
-        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)" + (faces ? "+faces.mtcnn1" : ""))
+        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)" + (faces ? Self.facesStampMark : ""))
     }
 
     /// Installs the taxonomy, its curves and the search vocabulary in `index` (nothing is rewritten

@@ -44,7 +44,8 @@ import Testing
         #expect(bad.status == 1)
     }
 
-    /// `index` stores faces by default; `faces:N`, `face`, `person` and `show` read them; `--no-faces` skips them.
+    /// `index --faces` stores faces; `faces:N`, `face`, `person` and `show` read them; later runs keep
+    /// faces on until `--no-faces`; a new index has none.
     @Test func indexStoresFacesForSearchAndShow() throws {
         let fixture = try Fixture.empty("faces")
         defer { fixture.remove() }
@@ -52,7 +53,16 @@ import Testing
         try FileManager.default.copyItem(atPath: Self.astronaut, toPath: astronaut)
         try FileManager.default.copyItem(at: Fixture.sourcePhotos.appending(path: "cat-chelsea.jpg"), to: fixture.photos.appending(path: "cat.jpg"))
         let db = fixture.database.path
-        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet"]).status == 0)
+        // A new index has no faces unless asked.
+        let plain = fixture.root.appending(path: "plain.sqlite").path
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", plain, "--quiet"]).status == 0)
+        #expect(try Tool.run(["search", "faces:0+", "--db", plain]).lines.isEmpty)
+
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet", "--faces"]).status == 0)
+        #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
+        // The next run without the flag keeps the faces: nothing is classified again.
+        let again = try Tool.run(["index", fixture.photos.path, "--db", db])
+        #expect(again.lines.first?.contains("0 new, 0 updated") == true && again.lines.first?.contains("2 unchanged") == true, "\(again.lines)")
         #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
         #expect(try Tool.run(["search", "faces:0", "--db", db]).lines == [fixture.photos.appending(path: "cat.jpg").path])
         // The face label has no calibration curve, so the default calibrated filter keeps it out;

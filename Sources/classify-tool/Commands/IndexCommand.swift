@@ -23,10 +23,13 @@ struct IndexCommand: AsyncParsableCommand {
             goes on. On a terminal a status line shows files done/total, images per
             second, time left and failures; otherwise only the summary is printed.
 
-            Faces are detected too (Models/mtcnn) and stored per image: search them
-            with faces:N, faces:N+, faces:0 or the word face (person and people
-            also match photos with faces). --no-faces skips them; switching faces
-            on or off classifies every file again.
+            --faces also detects faces (Models/mtcnn) and stores them per image:
+            search them with faces:N, faces:N+, faces:0 or the word face (person and
+            people also match photos with faces). Faces are slow (about 0.35 s per
+            12-megapixel photo and core, many times the classification), so they
+            are off for a new index; an index built with --faces keeps them on later
+            runs until --no-faces. Switching faces on or off classifies every file
+            again.
 
             Ctrl-C stops taking new files, writes what is finished, prints the summary
             so far and exits 130; the next run continues where it stopped. A second
@@ -44,7 +47,10 @@ struct IndexCommand: AsyncParsableCommand {
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Option(help: ArgumentHelp("Skip names or paths matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
     @Flag(help: "Also index hidden files and folders.") var includeHidden = false
-    @Flag(help: "Do not detect faces.") var noFaces = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Detect faces too, or not (default: as the index was built; a new index: no faces).")
+    var faces: Bool?
     /// Hidden: the crash-safety tests use small batches so every run commits several times.
     @Option(help: ArgumentHelp("Files written per transaction (at most; a batch also ends after a second).", visibility: .hidden))
     var batchSize = 64
@@ -88,7 +94,7 @@ struct IndexCommand: AsyncParsableCommand {
         if database.given == nil { Terminal.note("index: \(database.location.path)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let faceDetector: FaceDetector?
-        if noFaces {
+        if !(try faces ?? IndexVocabulary.hasFaces(stamp: index.installedModel())) {
             faceDetector = nil
         } else {
             do { faceDetector = FaceDetector(model: try FaceDetectorModel.shared()) } catch {

@@ -22,7 +22,7 @@ extension Reliability {
             }
         }
 
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(20)))
         func searchWhileIndexingSeesOnlyWholeBatches() throws {
             let scratch = try ReliabilityScratch("concurrent-search")
             let folder = try scratch.folder("photos")
@@ -78,7 +78,7 @@ extension Reliability {
             print("concurrency: \(searches) searches, \(searchesWhileIndexing) while indexing")
         }
 
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(20)))
         func aSecondIndexRunStopsWithAClearMessageAndChangesNothing() throws {
             let scratch = try ReliabilityScratch("two-writers")
             let folder = try scratch.folder("photos")
@@ -110,7 +110,7 @@ extension Reliability {
             #expect(after.exited(0) && after.lines.first?.contains(" 0 new, 0 updated, 0 moved, 0 copied, 0 touched, 24 unchanged,") == true, "\(after)")
         }
 
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(20)))
         func runsStartedTogetherLeaveOneConsistentIndex() throws {
             let scratch = try ReliabilityScratch("racing-writers")
             let folder = try scratch.folder("photos")

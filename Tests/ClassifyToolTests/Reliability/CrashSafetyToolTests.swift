@@ -39,7 +39,7 @@ extension Reliability {
             ("entry", 2), ("commit", 3),
         ].map { Kill(point: $0.0, pass: $0.1) }
 
-        @Test(.timeLimit(.minutes(15)))
+        @Test(.timeLimit(.minutes(20)))
         func killedRunsResumeWithoutLossOrRework() throws {
             let scratch = try ReliabilityScratch("kill")
             let folder = try scratch.folder("photos")

@@ -242,7 +242,7 @@ extension Reliability {
 
         // MARK: The run
 
-        @Test(.timeLimit(.minutes(10)))
+        @Test(.timeLimit(.minutes(20)))
         func oneIndexRunClassifiesOrExplainsEveryFile() throws {
             let database = try ReliabilityFixtures.freshDatabase(in: scratch)
             let index = try ReliabilityProcess.run(
@@ -312,7 +312,7 @@ extension Reliability {
         }
 
         /// `classify` over the failures and one good photo: a line per file, exit status 2.
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(20)))
         func classifyReportsEveryFileAndGoesOn() throws {
             let failuresFolder = root.appending(path: "failures")
             let good = root.appending(path: "good/cat.jpg")

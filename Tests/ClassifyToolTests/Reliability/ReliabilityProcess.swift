@@ -7,7 +7,8 @@ import Testing
 #endif
 
 /// Parent of the reliability suites: they run the tool in child processes, some for a minute,
-/// so they run one at a time.
+/// so they run one at a time. Their time limits (20 minutes) only catch a hang: the clock runs
+/// from a test's start, including time spent waiting behind other tests on a busy 2-core machine.
 @Suite(.serialized) enum Reliability {}
 
 /// Runs programs, above all the built `classify-tool`, in child processes for the reliability

@@ -32,7 +32,7 @@ extension Reliability {
             try ReliabilityFixtures.labels(database)
         }
 
-        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(20)))
         func aFullDiskStopsTheRunWithAClearErrorAndLosesNothing() throws {
             let (scratch, folder, disk, database) = try Self.indexOnSmallDisk("disk-full", photos: 3)
             let before = try ReliabilityFixtures.images(database)
@@ -65,7 +65,7 @@ extension Reliability {
             #expect(try ReliabilityFixtures.images(database).count == 12)
         }
 
-        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(20)))
         func aReadOnlyLocationIsAClearErrorAndTheIndexIsUntouched() throws {
             let (scratch, folder, disk, database) = try Self.indexOnSmallDisk("read-only", photos: 2)
             let bytes = try Data(contentsOf: database)
@@ -89,7 +89,7 @@ extension Reliability {
         }
 
         /// tmpfs keeps 64-bit modification times; ext4 would clamp them to the year 2446.
-        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(5)))
+        @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"), .timeLimit(.minutes(20)))
         func filesWithModificationTimesMillionsOfYearsAwayAreIndexed() throws {
             let scratch = try ReliabilityScratch("far-times")
             let disk = try ReliabilityMount(kilobytes: 1024)
@@ -113,7 +113,7 @@ extension Reliability {
             #expect(newest.exited(0) && newest.lines == [future.path], "\(newest)")
         }
 
-        @Test(.timeLimit(.minutes(5)))
+        @Test(.timeLimit(.minutes(20)))
         func aDamagedOrForeignDatabaseFileIsAClearErrorAndLeftAsItWas() throws {
             let scratch = try ReliabilityScratch("damaged-db")
             let folder = try scratch.folder("photos")
