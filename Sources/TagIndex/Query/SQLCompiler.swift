@@ -125,10 +125,11 @@ struct SQLCompiler {
                 scores.append("\(name).score")
             }
         }
+        let unscored = StorageFormat.unscoredMarker
         let score =
             scores.count == 1
             ? scores[0]
-            : "NULLIF(MIN(" + scores.map { "COALESCE(\($0), 2)" }.joined(separator: ", ") + "), 2)"
+            : "NULLIF(MIN(" + scores.map { "COALESCE(\($0), \(unscored))" }.joined(separator: ", ") + "), \(unscored))"
         var fragment = SQLFragment("SELECT \(driverAlias).image_id AS image_id, \(score) AS score FROM ") + from
         for (position, negative) in negatives.enumerated() {
             fragment += SQLFragment(position == 0 ? " WHERE NOT " : " AND NOT ")

@@ -11,6 +11,10 @@
 enum StorageFormat {
     /// Quantization scale of confidences.
     static let confidenceScale = 10_000.0
+    /// Above every stored score: an AND takes the MIN of its operands' scores with an unscored
+    /// operand (a group of negations) standing in as this, and a MIN still equal to it means none
+    /// was scored.
+    static let unscoredMarker = 10_001
 
     /// Observations below this confidence are not stored.
     ///

@@ -53,6 +53,21 @@ import Testing
         #expect(try await fixture.paths("dog OR -animal").count == 6)
     }
 
+    /// A group of negations only has no score of its own: AND-ed with a term it keeps the term's
+    /// score, as the same negations at the top level do.
+    @Test(arguments: Backend.allCases) func aGroupOfNegationsKeepsTheOtherTermsScore(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let flat = try await fixture.index.search("dog -indoor -cat")
+        let grouped = try await fixture.index.search("dog (-indoor -cat)")
+        #expect(flat.hits.map(\.path) == ["/lib/a/golden1.jpg", "/lib/a/lab1.png"])
+        #expect(grouped.hits.map(\.path) == flat.hits.map(\.path))
+        #expect(grouped.hits.map(\.score) == [0.95, 0.8])
+        #expect(try await fixture.index.search("(-indoor -cat) outdoor:0.6").hits.map(\.score) == [0.96, 0.7])
+        // With a file filter the query runs as SQL instead of on the dense postings.
+        #expect(try await fixture.index.search("dog (-indoor -cat) under:/lib/a").hits.map(\.score) == [0.95, 0.8])
+        #expect(try await fixture.index.search("dog (-indoor -cat) type:png").hits.map(\.score) == [0.8])
+    }
+
     @Test(arguments: Backend.allCases) func perTermAndGlobalConfidence(backend: Backend) async throws {
         let fixture = try await BackendFixture.make(backend)
         #expect(try await fixture.paths("dog:0.85") == ["golden1.jpg", "poodle1.jpg"])

@@ -130,12 +130,13 @@ struct PostgresCompiler {
                 scores.append("\(name).score")
             }
         }
-        // SQLite's multi-argument MIN is LEAST here; the COALESCE/NULLIF pair is the SQLite
-        // dialect's, kept so both dialects score alike.
+        // SQLite's multi-argument MIN is LEAST here; an unscored operand stands in as a marker
+        // above every score, as in the SQLite dialect.
+        let unscored = StorageFormat.unscoredMarker
         let score =
             scores.count == 1
             ? scores[0]
-            : "NULLIF(LEAST(" + scores.map { "COALESCE(\($0), 2)" }.joined(separator: ", ") + "), 2)"
+            : "NULLIF(LEAST(" + scores.map { "COALESCE(\($0), \(unscored))" }.joined(separator: ", ") + "), \(unscored))"
         var sql = "SELECT \(driverAlias).image_id AS image_id, \(score) AS score FROM " + from
         for (position, negative) in negatives.enumerated() {
             sql += position == 0 ? " WHERE NOT " : " AND NOT "
