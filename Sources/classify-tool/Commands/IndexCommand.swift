@@ -51,7 +51,7 @@ struct IndexCommand: AsyncParsableCommand {
               classify-tool index ~/Pictures
               classify-tool index ~/Pictures /media/card --exclude '*/.thumbnails/*'
               classify-tool index ~/Pictures --jobs 2 --db ~/photos.sqlite
-              classify-tool index --root photos=/mnt/nas/photos --db postgres://me@nas/photos
+              classify-tool index --root pics=/mnt/pics --db postgres://me@nas/pics
             """)
 
     @Argument(help: "Folders (or files) to index.") var folders: [String] = []

@@ -283,6 +283,7 @@ public final class PostgresIndexWorker {
                 case .classified(let result): inserted[index] = try await writer.store(result).inserted
                 case .failed(let failure): inserted[index] = try await writer.store(failure).inserted
                 }
+                CrashPoints.reach(.entryWritten)
             }
             try await writer.flushCounts()
             if !claims.isEmpty {
@@ -295,6 +296,7 @@ public final class PostgresIndexWorker {
             }
             return (inserted, writer.createdLabels ? writer.taxonomy : nil)
         }
+        CrashPoints.reach(.batchCommitted)
         run.state.withLock { state in
             if let updatedTaxonomy { state.taxonomy = updatedTaxonomy }
             for entry in stored {
