@@ -86,6 +86,21 @@ CLS_AVX512 static void pixel(const direct_job *j, int V, int oy, int ox, int o) 
     }
 }
 
+// A row whose interior is narrower than one tile (the small maps of R-Net and O-Net, the last
+// pyramid levels): one tile exactly as wide, so its pixels still share the weight loads and keep
+// several accumulators in flight, instead of one pixel at a time.
+#define NARROW_CASE(P) case P: if (V == 2) tile_interior(j, KW, CIN, (P) < 8 ? (P) : 7, 2, oy, ox, o); else tile_interior(j, KW, CIN, P, 1, oy, ox, o); return
+CLS_AVX512 static void narrow_span(const direct_job *j, int V, int oy, int ox, int width, int o) {
+    const int KW = j->kernel_w, CIN = j->in_channels;
+    switch (width) {
+    NARROW_CASE(1); NARROW_CASE(2); NARROW_CASE(3); NARROW_CASE(4); NARROW_CASE(5);
+    NARROW_CASE(6); NARROW_CASE(7); NARROW_CASE(8); NARROW_CASE(9); NARROW_CASE(10);
+    NARROW_CASE(11); NARROW_CASE(12); NARROW_CASE(13); NARROW_CASE(14); NARROW_CASE(15);
+    default: return;
+    }
+}
+#undef NARROW_CASE
+
 CLS_AVX512 void cls_direct_task_avx512(void *context, int task) {
     const direct_job *j = context;
     const int oy0 = j->out_h * task / j->tasks, oy1 = j->out_h * (task + 1) / j->tasks;
@@ -95,7 +110,9 @@ CLS_AVX512 void cls_direct_task_avx512(void *context, int task) {
         for (int o = 0; o < j->out_channels; o += 32) {
             const int V = j->out_channels - o > 16 ? 2 : 1;
             for (int ox = 0; ox < x_lo; ox++) pixel(j, V, oy, ox, o);
-            if (V == 2) DIRECT_INTERIOR_SPAN(tile_interior, pixel, 8, 2);
+            if (x_hi - x_lo < (V == 2 ? 8 : 16)) {
+                narrow_span(j, V, oy, x_lo, x_hi - x_lo, o);
+            } else if (V == 2) DIRECT_INTERIOR_SPAN(tile_interior, pixel, 8, 2);
             else DIRECT_INTERIOR_SPAN(tile_interior, pixel, 16, 1);
             for (int ox = x_hi; ox < j->out_w; ox++) pixel(j, V, oy, ox, o);
         }

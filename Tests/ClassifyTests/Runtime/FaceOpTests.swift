@@ -45,6 +45,8 @@ struct FaceOpTests {
         .init(height: 11, width: 11, inChannels: 28, outChannels: 48, kernel: 3, seed: 19),
         .init(height: 10, width: 10, inChannels: 32, outChannels: 64, kernel: 3, seed: 20),
         .init(height: 4, width: 19, inChannels: 7, outChannels: 11, kernel: 3, seed: 21),
+        .init(height: 6, width: 12, inChannels: 10, outChannels: 16, kernel: 3, seed: 22),
+        .init(height: 4, width: 4, inChannels: 48, outChannels: 64, kernel: 2, seed: 23),
     ]
 
     /// A convolution with its PReLU fused (into the direct kernel's store, or as a pass over the
