@@ -58,7 +58,7 @@ import Testing
 
     @Test(.enabled(if: DevPostgres.url != nil, DevPostgres.skipReason))
     func aPostgreSQLCopyAnswersTheSameFaceSearches() throws {
-        let (fixture, _, _) = try Self.indexedWithFaces()
+        let (fixture, astronaut, _) = try Self.indexedWithFaces()
         defer { fixture.remove() }
         let db = ["--db", fixture.database.path]
         let database = try DevPostgres.freshDatabase()
@@ -73,6 +73,14 @@ import Testing
         }
         #expect(try stats(["--db", database]) == ["imagesScanned": 2, "imagesWithFaces": 1, "faces": 1])
         #expect(try stats(["--db", database]) == (try stats(db)))
+        // `show` does not open PostgreSQL; the faces come back with a copy to SQLite and show there.
+        let back = fixture.root.appending(path: "back.sqlite").path
+        #expect(try Tool.run(["copy", "--from", database, "--to", back]).status == 0)
+        let show = try JSONSerialization.jsonObject(with: Data(try Tool.run(["show", astronaut, "--format", "json", "--db", back]).stdout.utf8)) as? [String: Any]
+        let original = try JSONSerialization.jsonObject(with: Data(try Tool.run(["show", astronaut, "--format", "json"] + db).stdout.utf8)) as? [String: Any]
+        let faces = try #require(show?["faces"] as? [[String: Any]])
+        #expect(faces.count == 1)
+        #expect(NSArray(array: faces) == NSArray(array: try #require(original?["faces"] as? [[String: Any]])))
     }
 
     private func jsonLines(_ result: Tool.Result) throws -> [[String: Any]] {
