@@ -135,7 +135,7 @@ struct LabelsCommand: ParsableCommand {
         }
         if let explanation = word.unsupportedExplanation {
             if let faces = meaning.facesAtLeast {
-                Terminal.out("\(meaning.matchedName)  (search word for faces the classifier cannot see\(from)\(images))")
+                Terminal.out("\(meaning.matchedName)  (search word the classifier cannot see, searched by faces\(from)\(images))")
                 Terminal.out("    means: images with \(faces) or more faces (faces:\(faces)+)")
             } else {
                 Terminal.out("\(meaning.matchedName)  (search word the classifier cannot see\(from))")

@@ -92,6 +92,11 @@ struct FaceSearchTests {
             return automatic
         }
 
+        func search(_ query: Query) async throws -> SearchPage {
+            if let postgres { return try await postgres.search(query) }
+            return try sqlite.search(query)
+        }
+
         func statistics() async throws -> IndexStatistics {
             if let postgres { return try await postgres.statistics() }
             return try sqlite.statistics()
@@ -189,23 +194,26 @@ struct FaceSearchTests {
         #expect(before.facesAtLeast == nil && before.isUnsupported)
     }
 
-    @Test func facetsAndUntaggedCountTheFaceLabelUnderACalibratedFilter() throws {
-        let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
-        try index.replaceTaxonomy(Self.labels, model: Self.model, vocabulary: Self.words)
-        try index.write(batch: Self.entries(faceLabel: true))
-        for engine in [Query.Engine.automatic, .sql] {
+    @Test(arguments: Backend.allCases) func facetsAndUntaggedCountTheFaceLabelUnderACalibratedFilter(backend: Backend) async throws {
+        let fixture = try await Fixture.make(backend)
+        for engine in backend == .sqlite ? [Query.Engine.automatic, .sql] : [.automatic] {
             var query = Query()
             query.calibration = .highPrecision
             query.facetCount = 10
             query.engine = engine
-            let facets = try index.search(query).facets
+            let facets = try await fixture.search(query).facets
             #expect(facets.first { $0.identifier == "face" }?.count == 4, "\(engine)")
+            // With a term (the dense engine's facets on SQLite).
+            var person = try Query(parsing: "person")
+            person.calibration = .highPrecision
+            person.facetCount = 10
+            person.engine = engine
+            #expect(try await fixture.search(person).facets.first { $0.identifier == "face" }?.count == 4, "\(engine)")
             var untagged = try Query(parsing: "untagged")
             untagged.calibration = .highPrecision
             untagged.engine = engine
             // faint (0.1) has nothing that passes; the portrait's dog (0.2) does not pass but its face does.
-            #expect(try index.search(untagged).hits.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["faint.jpg"], "\(engine)")
+            #expect(try await fixture.search(untagged).hits.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["faint.jpg"], "\(engine)")
         }
     }
 }
