@@ -8,9 +8,10 @@
 // im2col + GEMM would spend more time writing and re-reading the unfolded patches than computing.
 // Weights are packed [kernel_h][kernel_w][in_channels][out_padded], out_padded = out rounded up to
 // 8, zero-filled; for each tap and input channel the output channels are contiguous, so one input
-// value is broadcast and multiplied into vectors of output channels. A tile of 2 output pixels x
-// 32 output channels keeps 8 accumulators in registers (4 weight vectors shared by both pixels).
-// The AVX-512 variant (direct_avx512.c) reads the same packing.
+// value is broadcast and multiplied into vectors of output channels, shared by a tile of output
+// pixels. Besides the stem, this serves the face detector's small 3x3 and 2x2 convolutions
+// (10 -> 16, 16 -> 32, 28 -> 48, ...), with their PReLU applied in the store. The AVX-512 variant
+// (direct_avx512.c) reads the same packing.
 
 
 size_t cls_direct_conv_packed_count(int kernel_h, int kernel_w, int in_channels, int out_channels) {
@@ -29,113 +30,105 @@ void cls_direct_conv_pack_weights(const float *weights, int kernel_h, int kernel
                 }
 }
 
-// P pixels (1 or 2, at ox and ox+1) x V vectors of output channels starting at o.
-CLS_INLINE void direct_tile(const direct_job *j, const int P, const int V, int oy, int ox, int o) {
+// Eight channels from c of a per-channel vector of `count` floats; zeros past the end.
+CLS_INLINE v8 load_channels(const float *values, int c, int count) {
+    if (c + 8 <= count) return V8_LOAD(values + c);
+    float tail[8];
+    for (int q = 0; q < 8; q++) tail[q] = c + q < count ? values[c + q] : 0.0f;
+    return V8_LOAD(tail);
+}
+
+// PReLU (if slopes) then clamp, stored to the channels [c, c + 8) that exist.
+CLS_INLINE void store_channels(const direct_job *j, float *out, int c, v8 v, v8 slope, v8 lo, v8 hi) {
+    if (j->slopes) v = V8_SELECT(v < V8_SPLAT(0.0f), v, v * slope);
+    v = V8_CLAMP(v, lo, hi);
+    if (c + 8 <= j->out_channels) V8_STORE(out + c, v);
+    else {
+        float tail[8];
+        V8_STORE(tail, v);
+        for (int q = 0; c + q < j->out_channels; q++) out[c + q] = tail[q];
+    }
+}
+
+// One pixel, channels [o, o + 8 * V) (those that exist), every tap checked.
+CLS_INLINE void direct_pixel(const direct_job *j, const int V, int oy, int ox, int o) {
     const int Cin = j->in_channels, KW = j->kernel_w, OP = j->out_padded;
-    v8 acc[2][4];
-    for (int v = 0; v < V; v++) {
-        v8 b;
-        if (o + 8 * v + 8 <= j->out_channels) b = V8_LOAD(j->bias + o + 8 * v);
-        else {
-            float tail[8];
-            for (int q = 0; q < 8; q++) tail[q] = o + 8 * v + q < j->out_channels ? j->bias[o + 8 * v + q] : 0.0f;
-            b = V8_LOAD(tail);
+    v8 acc[4];
+    for (int v = 0; v < V; v++) acc[v] = load_channels(j->bias, o + 8 * v, j->out_channels);
+    const int iy0 = oy * j->stride_h - j->pad_top, ix0 = ox * j->stride_w - j->pad_left;
+    const int ky_lo = iy0 < 0 ? -iy0 : 0, ky_hi = j->in_h - iy0 < j->kernel_h ? j->in_h - iy0 : j->kernel_h;
+    const int kx_lo = ix0 < 0 ? -ix0 : 0, kx_hi = j->in_w - ix0 < KW ? j->in_w - ix0 : KW;
+    for (int ky = ky_lo; ky < ky_hi; ky++)
+        for (int kx = kx_lo; kx < kx_hi; kx++) {
+            const float *in = j->input + ((size_t)(iy0 + ky) * j->in_w + (ix0 + kx)) * Cin;
+            const float *w = j->weights + (size_t)(ky * KW + kx) * Cin * OP + o;
+            for (int i = 0; i < Cin; i++, w += OP) {
+                const v8 x = V8_SPLAT(in[i]);
+                for (int v = 0; v < V; v++) acc[v] += x * V8_LOAD(w + 8 * v);
+            }
         }
+    const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper);
+    float *out = j->output + ((size_t)oy * j->out_w + ox) * j->out_channels;
+    for (int v = 0; v < V; v++) {
+        const v8 slope = j->slopes ? load_channels(j->slopes, o + 8 * v, j->out_channels) : lo;
+        store_channels(j, out, o + 8 * v, acc[v], slope, lo, hi);
+    }
+}
+
+// P pixels from ox whose windows lie inside the input horizontally, V vectors of 8 channels from
+// o: one window row is KW * CIN consecutive floats of the input and KW * CIN consecutive rows of
+// the packed weights, so there are no per-tap checks. KW and CIN are constants for the stem (3x3
+// on RGB), so the loop unrolls. At most 8 accumulators (P * V <= 8).
+CLS_INLINE void direct_tile_interior(const direct_job *j, const int KW, const int CIN, const int P, const int V,
+                                     int oy, int ox, int o) {
+    const int OP = j->out_padded, RUN = KW * CIN, S = j->stride_w;
+    v8 acc[4][4];
+    for (int v = 0; v < V; v++) {
+        const v8 b = load_channels(j->bias, o + 8 * v, j->out_channels);
         for (int p = 0; p < P; p++) acc[p][v] = b;
     }
     const int iy0 = oy * j->stride_h - j->pad_top;
-    for (int ky = 0; ky < j->kernel_h; ky++) {
-        const int iy = iy0 + ky;
-        if (iy < 0 || iy >= j->in_h) continue;
-        for (int kx = 0; kx < KW; kx++) {
-            const float *in[2];
-            int valid[2];
-            for (int p = 0; p < P; p++) {
-                int ix = (ox + p) * j->stride_w - j->pad_left + kx;
-                valid[p] = ix >= 0 && ix < j->in_w;
-                in[p] = j->input + ((size_t)iy * j->in_w + (valid[p] ? ix : 0)) * Cin;
-            }
-            const float *w = j->weights + (size_t)(ky * KW + kx) * Cin * OP + o;
-            for (int i = 0; i < Cin; i++, w += OP) {
-                v8 x[2];
-                for (int p = 0; p < P; p++) x[p] = V8_SPLAT(valid[p] ? in[p][i] : 0.0f);
-                for (int v = 0; v < V; v++) {
-                    v8 wv = V8_LOAD(w + 8 * v);
-                    for (int p = 0; p < P; p++) acc[p][v] += x[p] * wv;
-                }
-            }
-        }
-    }
-    const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper);
-    for (int p = 0; p < P; p++) {
-        float *out = j->output + ((size_t)oy * j->out_w + ox + p) * j->out_channels + o;
-        for (int v = 0; v < V; v++) {
-            v8 r = V8_CLAMP(acc[p][v], lo, hi);
-            if (o + 8 * v + 8 <= j->out_channels) V8_STORE(out + 8 * v, r);
-            else {
-                float tail[8];
-                V8_STORE(tail, r);
-                for (int q = 0; o + 8 * v + q < j->out_channels; q++) out[8 * v + q] = tail[q];
-            }
-        }
-    }
-}
-
-// Two pixels whose windows lie inside the input horizontally, 32 output channels: one window row
-// is KW * CIN consecutive floats of the input and KW * CIN consecutive rows of the packed weights,
-// so no per-tap checks. KW and CIN are constants for the stem (3x3 on RGB), so the loop unrolls.
-CLS_INLINE void direct_tile_interior(const direct_job *j, const int KW, const int CIN, int oy, int ox, int o) {
-    const int OP = j->out_padded, RUN = KW * CIN;
-    v8 acc[2][4];
-    for (int v = 0; v < 4; v++) acc[0][v] = acc[1][v] = V8_LOAD(j->bias + o + 8 * v);
-    const int iy0 = oy * j->stride_h - j->pad_top;
     const int ky_lo = iy0 < 0 ? -iy0 : 0, ky_hi = j->in_h - iy0 < j->kernel_h ? j->in_h - iy0 : j->kernel_h;
-    const int ix0 = ox * j->stride_w - j->pad_left, ix1 = ix0 + j->stride_w;
+    const int ix0 = ox * S - j->pad_left;
     for (int ky = ky_lo; ky < ky_hi; ky++) {
-        const float *row = j->input + (size_t)(iy0 + ky) * j->in_w * CIN;
-        const float *p0 = row + (size_t)ix0 * CIN, *p1 = row + (size_t)ix1 * CIN;
+        const float *row = j->input + ((size_t)(iy0 + ky) * j->in_w + ix0) * CIN;
         const float *w = j->weights + (size_t)ky * RUN * OP + o;
         for (int q = 0; q < RUN; q++, w += OP) {
-            v8 x0 = V8_SPLAT(p0[q]), x1 = V8_SPLAT(p1[q]);
-            for (int v = 0; v < 4; v++) {
-                v8 wv = V8_LOAD(w + 8 * v);
-                acc[0][v] += x0 * wv;
-                acc[1][v] += x1 * wv;
+            v8 wv[4];
+            for (int v = 0; v < V; v++) wv[v] = V8_LOAD(w + 8 * v);
+            for (int p = 0; p < P; p++) {
+                const v8 x = V8_SPLAT(row[(size_t)p * S * CIN + q]);
+                for (int v = 0; v < V; v++) acc[p][v] += x * wv[v];
             }
         }
     }
     const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper);
-    float *out = j->output + ((size_t)oy * j->out_w + ox) * j->out_channels + o;
-    for (int v = 0; v < 4; v++) {
-        V8_STORE(out + 8 * v, V8_CLAMP(acc[0][v], lo, hi));
-        V8_STORE(out + j->out_channels + 8 * v, V8_CLAMP(acc[1][v], lo, hi));
+    float *out = j->output + ((size_t)oy * j->out_w + ox) * j->out_channels;
+    for (int v = 0; v < V; v++) {
+        const v8 slope = j->slopes ? load_channels(j->slopes, o + 8 * v, j->out_channels) : lo;
+        for (int p = 0; p < P; p++) store_channels(j, out + (size_t)p * j->out_channels, o + 8 * v, acc[p][v], slope, lo, hi);
     }
 }
 
+
+// Each output row one block of up to 32 channels at a time: 2 pixels x 4 vectors, or 4 pixels x
+// 1-2 vectors for a narrower last block.
 CLS_INLINE void direct_task_body(const direct_job *j, int task) {
-    int oy0 = j->out_h * task / j->tasks, oy1 = j->out_h * (task + 1) / j->tasks;
-    // Pixel pairs (ox, ox + 1) whose windows are inside horizontally: ox*sw - pl >= 0 and
-    // (ox+1)*sw - pl + kw - 1 < in_w. Only whole 32-channel blocks take the interior path.
-    const int x_lo = (j->pad_left + j->stride_w - 1) / j->stride_w;
-    const int blocks32 = j->out_channels / 32 * 32;
+    const int oy0 = j->out_h * task / j->tasks, oy1 = j->out_h * (task + 1) / j->tasks;
+    int x_lo, x_hi;
+    direct_interior_columns(j, &x_lo, &x_hi);
     for (int oy = oy0; oy < oy1; oy++) {
-        int ox = 0;
-        for (; ox + 2 <= j->out_w; ox += 2) {
-            int o = 0;
-            const int inside = ox >= x_lo && (ox + 1) * j->stride_w - j->pad_left + j->kernel_w <= j->in_w;
-            if (inside) {
-                if (j->kernel_w == 3 && j->in_channels == 3)
-                    for (; o < blocks32; o += 32) direct_tile_interior(j, 3, 3, oy, ox, o);
-                else
-                    for (; o < blocks32; o += 32) direct_tile_interior(j, j->kernel_w, j->in_channels, oy, ox, o);
+        for (int o = 0; o < j->out_channels; o += 32) {
+            const int remaining = j->out_channels - o;
+            const int V = remaining > 24 ? 4 : remaining > 16 ? 3 : remaining > 8 ? 2 : 1;
+            for (int ox = 0; ox < x_lo; ox++) direct_pixel(j, V, oy, ox, o);
+            switch (V) {
+            case 4: DIRECT_INTERIOR_SPAN(direct_tile_interior, direct_pixel, 2, 4); break;
+            case 3: DIRECT_INTERIOR_SPAN(direct_tile_interior, direct_pixel, 2, 3); break;
+            case 2: DIRECT_INTERIOR_SPAN(direct_tile_interior, direct_pixel, 4, 2); break;
+            default: DIRECT_INTERIOR_SPAN(direct_tile_interior, direct_pixel, 4, 1); break;
             }
-            for (; o + 32 <= j->out_padded; o += 32) direct_tile(j, 2, 4, oy, ox, o);
-            for (; o < j->out_padded; o += 8) direct_tile(j, 2, 1, oy, ox, o);
-        }
-        for (; ox < j->out_w; ox++) {
-            int o = 0;
-            for (; o + 32 <= j->out_padded; o += 32) direct_tile(j, 1, 4, oy, ox, o);
-            for (; o < j->out_padded; o += 8) direct_tile(j, 1, 1, oy, ox, o);
+            for (int ox = x_hi; ox < j->out_w; ox++) direct_pixel(j, V, oy, ox, o);
         }
     }
 }
@@ -147,10 +140,10 @@ static void direct_task_baseline(void *context, int task) { direct_task_body(con
 
 void cls_direct_conv2d(const float *input, int in_h, int in_w, int in_channels, const float *packed,
                        const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
-                       int pad_left, float *output, int out_h, int out_w, int out_channels, float lower,
-                       float upper) {
+                       int pad_left, const float *slopes, float *output, int out_h, int out_w, int out_channels,
+                       float lower, float upper) {
     direct_job j = {
-        .input = input, .weights = packed, .bias = bias, .output = output, .in_h = in_h, .in_w = in_w,
+        .input = input, .weights = packed, .bias = bias, .slopes = slopes, .output = output, .in_h = in_h, .in_w = in_w,
         .in_channels = in_channels, .kernel_h = kernel_h, .kernel_w = kernel_w, .stride_h = stride_h,
         .stride_w = stride_w, .pad_top = pad_top, .pad_left = pad_left, .out_h = out_h, .out_w = out_w,
         .out_channels = out_channels, .out_padded = (out_channels + 7) / 8 * 8, .lower = lower, .upper = upper,

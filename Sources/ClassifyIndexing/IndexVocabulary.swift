@@ -27,8 +27,9 @@ public struct IndexVocabulary: Sendable {
 
     /// The label an image gets when faces are found in it, with the best face's confidence:
     /// `face`, below `person` when the taxonomy has it, so `person` and `people` match photos
-    /// with faces too. Usage: `IndexVocabulary.faceLabel`
-    public static let faceLabel = "face"
+    /// with faces too (``TagIndex/faceLabel``, which search and calibrated filters know).
+    /// Usage: `IndexVocabulary.faceLabel`
+    public static let faceLabel = TagIndex.faceLabel
 
     /// What a stamp's version carries when faces are indexed (the detector and its version).
     static let facesStampMark = "+faces.mtcnn1"

@@ -205,10 +205,14 @@ public final class TagIndex: Sendable {
                     (SELECT COUNT(*) FROM images WHERE error_stage IS NULL),
                     (SELECT COUNT(*) FROM images WHERE error_stage IS NOT NULL),
                     (SELECT COUNT(*) FROM labels),
-                    (SELECT COUNT(*) FROM observations)
+                    (SELECT COUNT(*) FROM observations),
+                    (SELECT COUNT(*) FROM image_faces),
+                    (SELECT COUNT(*) FROM image_faces WHERE face_count > 0),
+                    (SELECT COALESCE(SUM(face_count), 0) FROM image_faces)
                 """)!
             return IndexStatistics(
-                imageCount: row[0], failedCount: row[1], labelCount: row[2], observationCount: row[3])
+                imageCount: row[0], failedCount: row[1], labelCount: row[2], observationCount: row[3],
+                faceScannedCount: row[4], imagesWithFacesCount: row[5], faceCount: row[6])
         }
     }
 }
@@ -227,4 +231,10 @@ public struct IndexStatistics: Sendable, Hashable {
     public var labelCount: Int
     /// Stored (label, image) rows, leaves and parents.
     public var observationCount: Int
+    /// Images on which faces were looked for (indexed with faces).
+    public var faceScannedCount = 0
+    /// Images with at least one stored face.
+    public var imagesWithFacesCount = 0
+    /// Stored faces, all images together.
+    public var faceCount = 0
 }

@@ -37,7 +37,7 @@ struct CopyCommandTests {
         }
         let postgresStats = try Tool.run(["stats", "--json", "--db", database])
         let sqliteStats = try Tool.run(["stats", "--json", "--db", original])
-        for key in ["images", "failed", "labels", "labelsInUse", "observations", "models"] {
+        for key in ["images", "failed", "labels", "labelsInUse", "observations", "models", "faces"] {
             let a = try JSONSerialization.jsonObject(with: Data(sqliteStats.stdout.utf8)) as? [String: Any]
             let b = try JSONSerialization.jsonObject(with: Data(postgresStats.stdout.utf8)) as? [String: Any]
             let sorted = { (value: Any?) in

@@ -79,13 +79,22 @@ size_t cls_direct_conv_packed_count(int kernel_h, int kernel_w, int in_channels,
 /// Packs PyTorch weights [out][in][kh][kw] as [kh][kw][in][out rounded up to 8], zero-filled.
 void cls_direct_conv_pack_weights(const float *weights, int kernel_h, int kernel_w, int in_channels,
                                   int out_channels, float *packed);
-/// Ungrouped convolution computed directly (no im2col), meant for few input channels (the stem):
-/// out(y,x,o) = clamp(bias[o] + sum_{ky,kx,i} in(y*sh+ky-pt, x*sw+kx-pl, i) * w[o][i][ky][kx]).
-/// bias is required (out_channels floats). Uses the threads set with cls_threads_configure.
+/// Ungrouped convolution computed directly (no im2col), for few input or output channels (the
+/// stem, the face detector's small convolutions):
+/// s = bias[o] + sum_{ky,kx,i} in(y*sh+ky-pt, x*sw+kx-pl, i) * w[o][i][ky][kx];
+/// out(y,x,o) = clamp(s < 0 && slopes ? s * slopes[o] : s, lower, upper).
+/// bias is required and slopes optional (out_channels floats each; slopes NULL = no PReLU).
+/// Uses the threads set with cls_threads_configure.
 void cls_direct_conv2d(const float *input, int in_h, int in_w, int in_channels, const float *packed,
                        const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
-                       int pad_left, float *output, int out_h, int out_w, int out_channels, float lower,
-                       float upper);
+                       int pad_left, const float *slopes, float *output, int out_h, int out_w, int out_channels,
+                       float lower, float upper);
+
+/// Max pooling without padding over an NHWC map: out(y,x,c) = max of in over rows
+/// [y*sh, min(y*sh+kh, in_h)) and columns likewise (windows clipped at the bottom and right, as
+/// PyTorch's ceil mode needs). Single-threaded.
+void cls_max_pool(const float *input, int in_h, int in_w, int channels, int kernel_h, int kernel_w, int stride_h,
+                  int stride_w, float *output, int out_h, int out_w);
 
 /// Floats of scratch one pipeline of cls_pointwise_depthwise needs: the expanded rows under one
 /// band of band_rows output rows.

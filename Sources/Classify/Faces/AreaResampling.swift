@@ -1,19 +1,49 @@
-/// Area resampling of a region of an 8-bit RGB image to a float NHWC tensor, normalized as
+/// Area resampling of regions of one 8-bit RGB image to float NHWC tensors, normalized as
 /// `(value - mean) / std`: PyTorch's `interpolate(mode="area")`, which is adaptive average
 /// pooling. Output row i averages source rows `floor(i * h / oh) ..< ceil((i + 1) * h / oh)`
 /// (likewise for columns), so windows overlap when the sizes do not divide. This is the
 /// resampling facenet-pytorch's MTCNN uses for the pyramid levels and the 24x24 / 48x48 crops.
 ///
-/// Separable: a vertical pass into `rows` floats, then a horizontal pass; the mean of a
-/// rectangle is the mean of its row means because every window weight is uniform.
-struct AreaResampling {
-    let mean: (Float, Float, Float)
-    let scale: (Float, Float, Float)
+/// Built once per image as a summed-area table (per channel, the sum of every pixel above and
+/// to the left, in exact integers), after which any rectangle's mean is four lookups: every
+/// pyramid level and every crop costs its output size, not the source's. Without the table each
+/// level would read the whole image again. The table is `(width + 1) * (height + 1) * 3`
+/// 32-bit integers (no overflow: 255 * 3 * 10^6 pixels is far below 2^32).
+final class AreaResampling {
+    let width: Int
+    let height: Int
+    private let mean: (Float, Float, Float)
+    private let scale: (Float, Float, Float)
+    /// `table[((y * (width + 1)) + x) * 3 + c]` = sum of channel c over rows `0..<y`, columns `0..<x`.
+    private let table: UnsafeMutablePointer<UInt32>
 
-    init(mean: [Float], std: [Float]) {
+    /// - Parameter pixels: RGB, `width * height * 3` bytes, rows packed.
+    init(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, mean: [Float], std: [Float]) {
+        precondition(pixels.count >= width * height * 3 && width >= 0 && height >= 0)
+        self.width = width
+        self.height = height
         self.mean = (mean[0], mean[1], mean[2])
         scale = (1 / std[0], 1 / std[1], 1 / std[2])
+        let rowLength = (width + 1) * 3
+        table = .allocate(capacity: rowLength * (height + 1))
+        table.update(repeating: 0, count: rowLength)
+        let source = pixels.baseAddress!
+        for y in 0..<height {
+            let above = table + y * rowLength, row = table + (y + 1) * rowLength
+            row[0] = 0; row[1] = 0; row[2] = 0
+            var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+            let line = source + y * width * 3
+            for x in 0..<width {
+                r &+= UInt32(line[x * 3]); g &+= UInt32(line[x * 3 + 1]); b &+= UInt32(line[x * 3 + 2])
+                let at = (x + 1) * 3
+                row[at] = above[at] &+ r
+                row[at + 1] = above[at + 1] &+ g
+                row[at + 2] = above[at + 2] &+ b
+            }
+        }
     }
+
+    deinit { table.deallocate() }
 
     /// Source window of output index i when n source samples become m.
     @inline(__always)
@@ -21,31 +51,35 @@ struct AreaResampling {
         (i * n / m)..<((i + 1) * n + m - 1) / m
     }
 
-    /// Resamples the region `x0..<x0+w, y0..<y0+h` of `pixels` (RGB, `stride` pixels a row) to
+    /// Resamples the region `x0..<x0+w, y0..<y0+h` (inside the image) to
     /// `outHeight x outWidth x 3` floats at `output`.
-    func resample(
-        _ pixels: UnsafeBufferPointer<UInt8>, stride: Int, x0: Int, y0: Int, width w: Int, height h: Int,
-        outWidth: Int, outHeight: Int, into output: UnsafeMutablePointer<Float>
-    ) {
-        var rows = [Float](repeating: 0, count: w * 3)
-        rows.withUnsafeMutableBufferPointer { rows in
+    func resample(x0: Int, y0: Int, width w: Int, height h: Int, outWidth: Int, outHeight: Int, into output: UnsafeMutablePointer<Float>) {
+        precondition(x0 >= 0 && y0 >= 0 && w > 0 && h > 0 && x0 + w <= width && y0 + h <= height)
+        let rowLength = (width + 1) * 3
+        // Column windows as table offsets, and 1 / column count, once per call.
+        var columns = [(left: Int, right: Int, inverse: Float)]()
+        columns.reserveCapacity(outWidth)
+        for ox in 0..<outWidth {
+            let window = Self.window(ox, source: w, output: outWidth)
+            columns.append(((x0 + window.lowerBound) * 3, (x0 + window.upperBound) * 3, 1 / Float(window.count)))
+        }
+        columns.withUnsafeBufferPointer { columns in
+            var out = output
             for oy in 0..<outHeight {
                 let window = Self.window(oy, source: h, output: outHeight)
-                for i in 0..<(w * 3) { rows[i] = 0 }
-                for y in window {
-                    let row = (y0 + y) * stride * 3 + x0 * 3
-                    for i in 0..<(w * 3) { rows[i] += Float(pixels[row + i]) }
-                }
+                let top = UnsafePointer(table + (y0 + window.lowerBound) * rowLength)
+                let bottom = UnsafePointer(table + (y0 + window.upperBound) * rowLength)
                 let inverseRows = 1 / Float(window.count)
-                for ox in 0..<outWidth {
-                    let columns = Self.window(ox, source: w, output: outWidth)
-                    var r: Float = 0, g: Float = 0, b: Float = 0
-                    for x in columns { r += rows[x * 3]; g += rows[x * 3 + 1]; b += rows[x * 3 + 2] }
-                    let inverse = inverseRows / Float(columns.count)
-                    let out = output + (oy * outWidth + ox) * 3
-                    out[0] = (r * inverse - mean.0) * scale.0
-                    out[1] = (g * inverse - mean.1) * scale.1
-                    out[2] = (b * inverse - mean.2) * scale.2
+                for column in columns {
+                    let l = column.left, r = column.right
+                    let inverse = inverseRows * column.inverse
+                    let red = bottom[r] &- bottom[l] &- top[r] &+ top[l]
+                    let green = bottom[r + 1] &- bottom[l + 1] &- top[r + 1] &+ top[l + 1]
+                    let blue = bottom[r + 2] &- bottom[l + 2] &- top[r + 2] &+ top[l + 2]
+                    out[0] = (Float(red) * inverse - mean.0) * scale.0
+                    out[1] = (Float(green) * inverse - mean.1) * scale.1
+                    out[2] = (Float(blue) * inverse - mean.2) * scale.2
+                    out += 3
                 }
             }
         }

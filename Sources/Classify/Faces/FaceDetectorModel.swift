@@ -30,6 +30,12 @@ public final class FaceDetectorModel: Sendable {
             for role in roles where network.description.outputs[role] == nil {
                 throw .invalidGraph(file: network.directoryName + "/model.json", node: role, reason: "the detector needs an output '\(role)'")
             }
+            // The pipeline resamples every input from one table normalized once (see AreaResampling).
+            let input = network.description.input, first = pnet.description.input
+            guard input.channels == 3, input.mean.count == 3, input.std.count == 3, input.mean == first.mean, input.std == first.std else {
+                throw .invalidGraph(file: network.directoryName + "/model.json", node: input.name,
+                                    reason: "the detector needs three RGB inputs normalized alike (mean \(input.mean), std \(input.std))")
+            }
         }
     }
 

@@ -49,14 +49,18 @@ struct MTCNNPipeline: Sendable {
     }
 
     private func detect(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> [FaceBox] {
-        var boxes = try proposals(pixels, width: width, height: height)
+        guard !scales(width: width, height: height).isEmpty else { return [] }
+        // One table serves every pyramid level and every crop (the three networks share the
+        // input normalization; checked at load).
+        let resampling = AreaResampling(pixels, width: width, height: height, mean: pnet.description.input.mean, std: pnet.description.input.std)
+        var boxes = try proposals(resampling)
         guard !boxes.isEmpty else { return [] }
         boxes = squared(boxes)
 
         // Stage 2: R-Net refines.
         var crops = cropRegions(boxes, width: width, height: height)
         boxes = crops.map { boxes[$0.index] }
-        let rnetOutputs = try run(rnet, size: 24, crops: crops, pixels: pixels, width: width)
+        let rnetOutputs = try run(rnet, size: 24, crops: crops, resampling: resampling)
         var refined: [Box] = [], regressions: [[Float]] = []
         for (box, output) in zip(boxes, rnetOutputs) {
             let p = Double(output["probabilities"]![1])
@@ -72,7 +76,7 @@ struct MTCNNPipeline: Sendable {
         // Stage 3: O-Net outputs the final boxes and landmarks.
         crops = cropRegions(boxes, width: width, height: height)
         boxes = crops.map { boxes[$0.index] }
-        let onetOutputs = try run(onet, size: 48, crops: crops, pixels: pixels, width: width)
+        let onetOutputs = try run(onet, size: 48, crops: crops, resampling: resampling)
         var faces: [FaceBox] = []
         for (box, output) in zip(boxes, onetOutputs) {
             let p = Double(output["probabilities"]![1])
@@ -92,14 +96,13 @@ struct MTCNNPipeline: Sendable {
     }
 
     /// Stage 1: candidate boxes (regressed, not yet squared) from P-Net over the pyramid.
-    private func proposals(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> [Box] {
-        let resampling = AreaResampling(mean: pnet.description.input.mean, std: pnet.description.input.std)
+    private func proposals(_ resampling: AreaResampling) throws(ModelLoadingError) -> [Box] {
+        let width = resampling.width, height = resampling.height
         var candidates: [(box: Box, regression: (Double, Double, Double, Double))] = []
         for scale in scales(width: width, height: height) {
             let levelHeight = Int(Double(height) * scale + 1), levelWidth = Int(Double(width) * scale + 1)
             let outputs = try pnet.run(height: levelHeight, width: levelWidth) { input in
-                resampling.resample(pixels, stride: width, x0: 0, y0: 0, width: width, height: height,
-                                    outWidth: levelWidth, outHeight: levelHeight, into: input.baseAddress!)
+                resampling.resample(x0: 0, y0: 0, width: width, height: height, outWidth: levelWidth, outHeight: levelHeight, into: input.baseAddress!)
             }
             let map = try pnet.outputShape("probabilities", height: levelHeight, width: levelWidth)
             let probabilities = outputs["probabilities"]!, regression = outputs["boxes"]!
@@ -155,13 +158,11 @@ struct MTCNNPipeline: Sendable {
 
     private func run(
         _ network: DetectorNetwork, size: Int, crops: [(index: Int, x: Int, y: Int, width: Int, height: Int)],
-        pixels: UnsafeBufferPointer<UInt8>, width: Int
+        resampling: AreaResampling
     ) throws(ModelLoadingError) -> [[String: [Float]]] {
-        let resampling = AreaResampling(mean: network.description.input.mean, std: network.description.input.std)
-        return try network.runEach(count: crops.count, height: size, width: size) { index, input in
+        try network.runEach(count: crops.count, height: size, width: size) { index, input in
             let crop = crops[index]
-            resampling.resample(pixels, stride: width, x0: crop.x, y0: crop.y, width: crop.width, height: crop.height,
-                                outWidth: size, outHeight: size, into: input.baseAddress!)
+            resampling.resample(x0: crop.x, y0: crop.y, width: crop.width, height: crop.height, outWidth: size, outHeight: size, into: input.baseAddress!)
         }
     }
 }

@@ -125,7 +125,8 @@ extension GraphCompiler {
     }
 
     /// Replaces each PReLU whose input is written by the op just before it and read by nothing
-    /// else with one `FusedPReLUOperation` (that op writing the PReLU's output, slopes applied in
+    /// else: a direct convolution applies the slopes in its own store (`fusingPReLU`); any other
+    /// op becomes one `FusedPReLUOperation` (that op writing the PReLU's output, slopes applied in
     /// place).
     static func fusePReLUs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
         var readers = [Int](repeating: 0, count: valueCount)
@@ -135,7 +136,7 @@ extension GraphCompiler {
             if let prelu = operation as? PReLUOperation, let previous = result.last, previous.output == prelu.inputs[0],
                 readers[previous.output] == 1, !keep.contains(previous.output), !(previous is FusedPReLUOperation)
             {
-                result[result.count - 1] = FusedPReLUOperation(base: previous, prelu: prelu)
+                result[result.count - 1] = (previous as? Conv2DOperation)?.fusingPReLU(prelu) ?? FusedPReLUOperation(base: previous, prelu: prelu)
                 continue
             }
             result.append(operation)

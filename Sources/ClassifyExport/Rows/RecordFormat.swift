@@ -6,8 +6,11 @@ import TagIndex
 /// object a line, for scripts). Each record is formatted on its own, so an export streams.
 ///
 /// CSV columns: `path,size,width,height,modified,indexed,model,content_hash,labels,confidences,
-/// added,removed,error_stage,error_reason`; `labels` and `confidences` hold the kept labels' names
-/// and confidences in the same order, separated by `; `. Paths are in `RawPath` form: a CSV line
+/// added,removed,error_stage,error_reason,faces`; `labels` and `confidences` hold the kept labels'
+/// names and confidences in the same order, separated by `; `; `faces` is the number of stored
+/// faces, empty where faces were not looked for. JSON Lines adds `faceCount` and `faces` (boxes in
+/// pixels of the upright image, top-left origin, and confidences, best first) where faces were
+/// looked for. Paths are in `RawPath` form: a CSV line
 /// is meant to be written as `RawPath.bytes(of:)`, so a name that is not UTF-8 keeps its bytes.
 ///
 /// ```swift
@@ -24,7 +27,7 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     public var header: String? {
         switch self {
         case .csv:
-            "path,size,width,height,modified,indexed,model,content_hash,labels,confidences,added,removed,error_stage,error_reason"
+            "path,size,width,height,modified,indexed,model,content_hash,labels,confidences,added,removed,error_stage,error_reason,faces"
         case .jsonl: nil
         }
     }
@@ -47,6 +50,7 @@ public enum RecordFormat: String, Sendable, CaseIterable {
                 record.labels.filter(\.isAdded).map(\.displayName).joined(separator: "; "),
                 record.removedLabels.joined(separator: "; "),
                 record.failureStage ?? "", record.failureReason ?? "",
+                record.faces.map { String($0.count) } ?? "",
             ]
             return fields.map(Self.csvField).joined(separator: ",")
         case .jsonl:
@@ -69,6 +73,15 @@ public enum RecordFormat: String, Sendable, CaseIterable {
             if let hash = record.contentHash { object["contentHash"] = hash }
             if !record.removedLabels.isEmpty { object["removed"] = record.removedLabels }
             if let stage = record.failureStage { object["error"] = ["stage": stage, "reason": record.failureReason ?? ""] }
+            if let faces = record.faces {
+                // As `classify-tool faces` and `show` write them: pixels to 0.1, confidences to 1e-4.
+                object["faceCount"] = faces.count
+                object["faces"] = faces.map { face -> [String: Any] in
+                    ["x": (face.x * 10).rounded() / 10, "y": (face.y * 10).rounded() / 10,
+                     "width": (face.width * 10).rounded() / 10, "height": (face.height * 10).rounded() / 10,
+                     "confidence": (face.confidence * 1e4).rounded() / 1e4]
+                }
+            }
             // A path that is not UTF-8 (see RawPath) is written readably, its exact bytes in "pathBytes".
             let data = (try? JSONSerialization.data(
                 withJSONObject: RawPath.portableJSONObject(object), options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()

@@ -52,4 +52,7 @@ public struct ExportRecord: Sendable, Hashable {
     public var labels: [ExportedLabel]
     /// Identifiers of the labels a person removed from this content.
     public var removedLabels: [String]
+    /// The stored faces, highest confidence first (boxes in pixels of the upright image); nil when
+    /// faces were not looked for (an index run without faces, or a failed file).
+    public var faces: [IndexedFace]? = nil
 }

@@ -63,9 +63,10 @@ struct ExportReader {
             db,
             sql: """
                 SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
-                       m.name, m.version, i.error_stage, i.error_reason, il.packed
+                       m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
                 FROM images AS i LEFT JOIN models AS m ON m.id = i.model_id
                 LEFT JOIN image_labels AS il ON il.image_id = i.id
+                LEFT JOIN image_faces AS f ON f.image_id = i.id
                 WHERE \(condition)
                 """,
             arguments: arguments)
@@ -107,14 +108,15 @@ struct ExportReader {
                 path: row[0], size: row[1], modificationTime: Timestamps.date(row[2]), indexedAt: Timestamps.date(row[3]),
                 width: row[4], height: row[5], contentHash: hash,
                 model: modelName.map { ModelStamp(name: $0, version: row[8] ?? "") },
-                failureStage: row[9], failureReason: row[10], labels: labels, removedLabels: removed.sorted())
+                failureStage: row[9], failureReason: row[10], labels: labels, removedLabels: removed.sorted(),
+                faces: (row[12] as Data?).flatMap(IndexedFace.decode))
         }
     }
 
     /// The quantized threshold of a label under the export's filter; nil when it never passes.
     private func threshold(_ labelID: Int64, added: Bool) -> Int? {
         guard let filter else { return StorageFormat.floorQuantized }
-        return filter.thresholdKeepingCorrections(for: taxonomy.curves[labelID], added: added)
+        return taxonomy.calibratedThreshold(labelID, filter, added: added)
             .map { max(StorageFormat.floorQuantized, StorageFormat.quantize($0)) }
     }
 

@@ -29,7 +29,8 @@ public struct VocabularyWord: Sendable, Hashable, Codable {
     /// Its labels, or why it has none.
     public var meaning: Meaning
     /// Once the index stores faces, the word also stands for images with at least this many faces
-    /// (`people`: 1, `group`: 3). Carried as data: searches do not use it until faces exist.
+    /// (`people`: 1, `group`: 3): search matches `(labels AND NOT 1...N-1 faces) OR N+ faces`, or the
+    /// faces alone for an unsupported word. Data only until faces exist.
     public var facesAtLeast: Int?
     /// Why the word means what it means (shown by `classify-tool labels WORD`).
     public var reason: String

@@ -34,7 +34,8 @@ struct SQLFragment {
 ///   (primary key) so that probes of the other operands' primary keys
 ///   (label_id, image_id) walk the B-tree forward; `CROSS JOIN` pins that order;
 /// - NOT: a `NOT EXISTS` probe per driving row;
-/// - OR: `UNION ALL` grouped by image with the maximum score.
+/// - OR: `UNION ALL` grouped by image with the maximum score;
+/// - faces (a word's `facesAtLeast`): the face label's rows joined to `image_faces` on the count range.
 struct SQLCompiler {
     /// Images of the query's scope (indexed or failed), for NOT and the empty query.
     let universe: String
@@ -60,6 +61,13 @@ struct SQLCompiler {
         switch plan {
         case .labels(let match):
             return labels(match, imageOrder: imageOrder)
+        case .faces(let match):
+            return SQLFragment(
+                """
+                SELECT o.image_id AS image_id, o.best AS score
+                FROM observations AS o CROSS JOIN image_faces AS f ON f.image_id = o.image_id
+                WHERE o.label_id = ? AND o.best >= ? AND f.face_count BETWEEN ? AND ?
+                """, [match.labelID, match.threshold, match.counts.lowerBound, match.counts.upperBound])
         case .all:
             return SQLFragment(universe)
         case .nothing:
@@ -152,6 +160,12 @@ struct SQLCompiler {
                 EXISTS (SELECT 1 FROM observations WHERE label_id IN (SELECT value FROM json_each(?))
                         AND image_id = \(imageID) AND best >= ?)
                 """, [Self.json(match.roots), match.threshold])
+        case .faces(let match):
+            return SQLFragment(
+                """
+                EXISTS (SELECT 1 FROM observations AS o CROSS JOIN image_faces AS f ON f.image_id = o.image_id
+                        WHERE o.label_id = ? AND o.image_id = \(imageID) AND o.best >= ? AND f.face_count BETWEEN ? AND ?)
+                """, [match.labelID, match.threshold, match.counts.lowerBound, match.counts.upperBound])
         case .all:
             return SQLFragment("(1)")
         case .nothing:

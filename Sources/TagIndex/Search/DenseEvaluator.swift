@@ -30,7 +30,7 @@ struct DenseEvaluator {
     /// Whether this evaluator can answer `plan`.
     static func supports(_ plan: MatchPlan) -> Bool {
         switch plan {
-        case .labels, .all, .nothing: true
+        case .labels, .faces, .all, .nothing: true
         case .and(let children), .or(let children): children.allSatisfy(supports)
         case .not(let child): supports(child)
         }
@@ -45,6 +45,11 @@ struct DenseEvaluator {
             } else {
                 for root in match.roots { try scan(root, threshold: match.threshold, into: &scores) }
             }
+            return scores
+        case .faces(let match):
+            var scores = [UInt16](repeating: 0, count: size)
+            try scan(match.labelID, threshold: match.threshold, into: &scores)
+            try keepFaces(match.counts, &scores)
             return scores
         case .all:
             return try universe()
@@ -162,6 +167,18 @@ struct DenseEvaluator {
                 }
             }
         }
+    }
+
+    /// Clears the images whose number of stored faces is outside `counts` (or not looked for).
+    private func keepFaces(_ counts: ClosedRange<Int>, _ scores: inout [UInt16]) throws {
+        var enough = [Bool](repeating: false, count: size)
+        let statement = try db.cachedStatement(sql: "SELECT image_id FROM image_faces WHERE face_count BETWEEN ? AND ?")
+        let size = self.size
+        try RawScan.forEachRow(statement, arguments: [counts.lowerBound, counts.upperBound]) { handle in
+            let image = RawScan.int(handle, 0)
+            if image < size { enough[image] = true }
+        }
+        for index in scores.indices where !enough[index] { scores[index] = 0 }
     }
 
     private func universe() throws -> [UInt16] {

@@ -4,6 +4,9 @@ import GRDB
 indirect enum MatchPlan {
     /// Images whose labels match, with a score.
     case labels(LabelMatch)
+    /// Images whose number of stored faces is in a range, scored by the best face (a vocabulary
+    /// word's `facesAtLeast`).
+    case faces(FaceMatch)
     /// Every image of the query's scope, without a score.
     case all
     /// No image.
@@ -16,6 +19,7 @@ indirect enum MatchPlan {
     func estimate(total: Int) -> Int {
         switch self {
         case .labels(let match): match.estimate
+        case .faces(let match): match.estimate
         case .all: total
         case .nothing: 0
         case .and(let children): children.map { $0.estimate(total: total) }.min() ?? total
@@ -41,6 +45,19 @@ struct LabelMatch {
     var estimate: Int
 
     var isSingleRoot: Bool { calibrated == nil && roots.count == 1 }
+}
+
+/// Images whose number of stored faces (`image_faces.face_count`) is in `counts` and whose face
+/// label (``TagIndex/faceLabel``, the best face's confidence) reaches `threshold`; scored by it.
+struct FaceMatch {
+    /// The face label's id.
+    var labelID: Int64
+    /// Quantized threshold on the face label's `best`.
+    var threshold: Int
+    /// How many faces an image may have (at least 1: an image without faces has no face label).
+    var counts: ClosedRange<Int>
+    /// The face label's stored image count.
+    var estimate: Int
 }
 
 /// Builds a ``MatchPlan`` from a query and the taxonomy.
@@ -89,10 +106,34 @@ struct MatchPlanner {
         }
     }
 
+    /// A term's plan: its labels; for a vocabulary word with `facesAtLeast` N in an index that
+    /// stores faces, `(labels AND NOT 1...N-1 faces) OR at least N faces`: the labels count unless
+    /// the detector found fewer faces than the word needs (`group`, N = 3, is not a portrait with one
+    /// face, but is a ballplayer photo where no face was found), and any image with N faces or more
+    /// also matches. A word the classifier cannot see searches the faces alone.
     private func plan(_ term: SearchTerm) throws -> MatchPlan {
-        let ids = try TermResolver(lookup: lookup, taxonomy: taxonomy).labels(for: term)
-        let roots = taxonomy.minimalCover(ids)
+        let searched = try TermResolver(lookup: lookup, taxonomy: taxonomy).searched(for: term)
         let threshold = StorageFormat.threshold(term.minimumConfidence ?? query.minimumConfidence)
+        let roots = taxonomy.minimalCover(searched.labels)
+        guard let minimumCount = searched.facesAtLeast, let face = taxonomy.faceLabelID else {
+            return try plan(roots: roots, threshold: threshold)
+        }
+        let enough = try plan(faces: minimumCount...Int.max, label: face, threshold: threshold)
+        if searched.labels.isEmpty { return enough }
+        var labels = try plan(roots: roots, threshold: threshold)
+        if case .nothing = labels { return enough }
+        if minimumCount > 1 {
+            // Any stored face counts here, whatever the query's threshold.
+            let fewer = try plan(faces: 1...(minimumCount - 1), label: face, threshold: StorageFormat.floorQuantized)
+            labels = .and([labels, .not(fewer)])
+        }
+        // Where the labels' subtrees hold the face label (`people`, `group`), they already match
+        // every image with enough faces, at the same threshold.
+        if roots.contains(where: { taxonomy.descendantsOrSelf($0).contains(face) }) { return labels }
+        return .or([labels, enough])
+    }
+
+    private func plan(roots: [Int64], threshold: Int) throws -> MatchPlan {
         let counts = try lookup.imageCounts(roots)
         let estimate = roots.reduce(0) { $0 + (counts[$1] ?? 0) }
         guard let calibration = query.calibration else {
@@ -104,13 +145,26 @@ struct MatchPlanner {
         for root in roots {
             for label in taxonomy.descendantsOrSelf(root) where seen.insert(label).inserted {
                 // A label the filter never passes still matches at confidence 1 where a person added it.
-                guard let calibrated = calibration.thresholdKeepingCorrections(
-                    for: taxonomy.curves[label], added: added.contains(label))
+                guard let calibrated = taxonomy.calibratedThreshold(label, calibration, added: added.contains(label))
                 else { continue }
                 labels.append((label, max(threshold, StorageFormat.quantize(calibrated))))
             }
         }
         guard !labels.isEmpty else { return .nothing }
         return .labels(LabelMatch(roots: [], threshold: threshold, calibrated: labels, estimate: estimate))
+    }
+
+    /// Images with `counts` faces, their face label passing `threshold` (calibrated: at least the
+    /// face label's, see ``TaxonomySnapshot/calibratedThreshold(_:_:added:)``).
+    private func plan(faces counts: ClosedRange<Int>, label: Int64, threshold: Int) throws -> MatchPlan {
+        var required = threshold
+        if let calibration = query.calibration {
+            guard let calibrated = taxonomy.calibratedThreshold(
+                label, calibration, added: try lookup.addedLabelIDs().contains(label))
+            else { return .nothing }
+            required = max(threshold, StorageFormat.quantize(calibrated))
+        }
+        let estimate = try lookup.imageCounts([label])[label] ?? 0
+        return .faces(FaceMatch(labelID: label, threshold: required, counts: counts, estimate: estimate))
     }
 }

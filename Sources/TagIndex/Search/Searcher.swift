@@ -178,8 +178,9 @@ struct Searcher {
         guard let calibration = query.calibration else { return nil }
         let floor = StorageFormat.threshold(query.minimumConfidence)
         var thresholds: [Int64: Int] = [:]
-        for (label, curve) in taxonomy.curves {
-            if let threshold = calibration.threshold(for: curve) {
+        // Labels with a curve, and the face label, which passes on the detector's own decision.
+        for label in Set(taxonomy.curves.keys).union(taxonomy.faceLabelID.map { [$0] } ?? []) {
+            if let threshold = taxonomy.calibratedThreshold(label, calibration, added: false) {
                 thresholds[label] = max(floor, StorageFormat.quantize(threshold))
             }
         }

@@ -22,13 +22,17 @@ public struct TermMeaning: Sendable, Hashable {
     /// Identifiers of every label the term searches (each with its subtree), sorted; empty for a
     /// word the classifier cannot see.
     public var labels: [String]
+    /// The fewest faces of the images the term also searches: the vocabulary word's `facesAtLeast`
+    /// where the index stores faces (its taxonomy has ``TagIndex/faceLabel``), else nil.
+    public var facesAtLeast: Int? = nil
 
-    /// True for a vocabulary word the classifier cannot see: searching it is an error that says so.
+    /// True for a vocabulary word the classifier cannot see and that searches no faces here:
+    /// searching it is an error that says so.
     ///
     /// ```swift
     /// if meaning.isUnsupported { print(meaning.word!.unsupportedExplanation!) }
     /// ```
-    public var isUnsupported: Bool { word?.unsupportedExplanation != nil }
+    public var isUnsupported: Bool { word?.unsupportedExplanation != nil && facesAtLeast == nil }
 }
 
 extension TagIndex {
@@ -55,7 +59,8 @@ extension TagIndex {
                         ? entry.namedLabels + (entry.word?.labelIDs ?? []) : []
                     return TermMeaning(
                         term: term, matchedName: entry.form, namedLabels: identifiers(entry.namedLabels),
-                        word: entry.word?.definition, isFreeText: false, labels: identifiers(searched))
+                        word: entry.word?.definition, isFreeText: false, labels: identifiers(searched),
+                        facesAtLeast: taxonomy.faceLabelID == nil ? nil : entry.word?.definition.facesAtLeast)
                 case .freeText(let form, let ids):
                     return TermMeaning(
                         term: term, matchedName: form, namedLabels: [], word: nil, isFreeText: true,

@@ -31,10 +31,10 @@ struct TermResolver {
         case freeText(form: String, labelIDs: Set<Int64>)
     }
 
-    /// The labels a term searches; a vocabulary word the classifier cannot see throws
+    /// The labels a resolved term searches; a vocabulary word the classifier cannot see throws
     /// ``TagIndexError/unsupportedWord(term:offset:explanation:)``.
-    func labels(for term: SearchTerm) throws -> Set<Int64> {
-        switch try resolve(term) {
+    private func labels(of resolution: Resolution, _ term: SearchTerm) throws -> Set<Int64> {
+        switch resolution {
         case .name(let entry):
             if let explanation = entry.word?.definition.unsupportedExplanation {
                 throw TagIndexError.unsupportedWord(term: term.text, offset: term.offset, explanation: explanation)
@@ -43,6 +43,21 @@ struct TermResolver {
         case .freeText(_, let ids):
             return ids
         }
+    }
+
+    /// What a term searches: its labels, and the fewest faces of the images it also stands for
+    /// (a vocabulary word's `facesAtLeast`, once the index stores faces: its taxonomy has the
+    /// ``TagIndex/faceLabel``). A word the classifier cannot see searches only those faces there;
+    /// elsewhere it throws ``TagIndexError/unsupportedWord(term:offset:explanation:)``.
+    func searched(for term: SearchTerm) throws -> (labels: Set<Int64>, facesAtLeast: Int?) {
+        let resolution = try resolve(term)
+        if case .name(let entry) = resolution, let word = entry.word,
+            let faces = word.definition.facesAtLeast, taxonomy.faceLabelID != nil
+        {
+            let labels = word.definition.unsupportedExplanation == nil ? entry.namedLabels + word.labelIDs : entry.namedLabels
+            return (Set(labels), faces)
+        }
+        return (try labels(of: resolution, term), nil)
     }
 
     func resolve(_ term: SearchTerm) throws -> Resolution {

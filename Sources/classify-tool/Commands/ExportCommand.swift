@@ -21,7 +21,8 @@ struct ExportCommand: ParsableCommand {
             line per image: created, updated, unchanged, skipped or failed.
 
             With --format, prints one row per image (path, size, dimensions, dates,
-            kept labels with confidences, corrections) to stdout as it reads them.
+            kept labels with confidences, corrections, faces: a count in CSV, boxes
+            and confidences in JSON Lines) to stdout as it reads them.
             Labels you corrected with `classify-tool tag` are exported as corrected.
 
             Exit status: 2 when some sidecars could not be written.

@@ -125,17 +125,23 @@ struct LabelsCommand: ParsableCommand {
         guard let word = meaning.word else { return }
         let typed = meaning.term.lowercased().replacingOccurrences(of: "_", with: " ").split(separator: " ").joined(separator: " ")
         let from = typed == meaning.matchedName ? "" : ", from '\(meaning.term)'"
+        var images = ""
+        if let index, !meaning.isUnsupported {
+            // As for labels: every image that carries one of its labels (or, for a word with faces,
+            // enough faces) at any stored confidence.
+            var query = Query(.word(meaning.matchedName))
+            query.limit = 1
+            if let count = try? index.search(query).totalCount { images = "; \(count) image\(count == 1 ? "" : "s")" }
+        }
         if let explanation = word.unsupportedExplanation {
-            Terminal.out("\(meaning.matchedName)  (search word the classifier cannot see\(from))")
+            if let faces = meaning.facesAtLeast {
+                Terminal.out("\(meaning.matchedName)  (search word the classifier cannot see, searched by faces\(from)\(images))")
+                Terminal.out("    means: images with \(faces) or more faces (faces:\(faces)+)")
+            } else {
+                Terminal.out("\(meaning.matchedName)  (search word the classifier cannot see\(from))")
+            }
             Terminal.out("    \(explanation)")
         } else {
-            var images = ""
-            if let index {
-                // As for labels: every image that carries one of its labels at any stored confidence.
-                var query = Query(.word(meaning.matchedName))
-                query.limit = 1
-                if let count = try? index.search(query).totalCount { images = "; \(count) image\(count == 1 ? "" : "s")" }
-            }
             Terminal.out("\(meaning.matchedName)  (search word\(from)\(images))")
             // The name's own labels first (a word that widens a name), then the word's, as curated.
             var ordered: [String] = []
@@ -143,8 +149,12 @@ struct LabelsCommand: ParsableCommand {
             Terminal.out("    means: \(ordered.joined(separator: " OR "))")
         }
         Terminal.out("    why: \(word.reason)")
-        if let faces = word.facesAtLeast {
-            Terminal.out("    with faces: once faces are indexed, also images with \(faces) or more faces (faces:\(faces)+)")
+        if let faces = word.facesAtLeast, word.unsupportedExplanation == nil || meaning.facesAtLeast == nil {
+            if meaning.facesAtLeast != nil {
+                Terminal.out("    with faces: also images with \(faces) or more faces (faces:\(faces)+)")
+            } else {
+                Terminal.out("    with faces: once faces are indexed, also images with \(faces) or more faces (faces:\(faces)+)")
+            }
         }
     }
 

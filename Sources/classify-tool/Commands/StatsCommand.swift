@@ -11,7 +11,8 @@ struct StatsCommand: AsyncParsableCommand {
         abstract: "Show how many images, labels and failures the index holds.",
         discussion: """
             Prints the database location and size, images classified and failed,
-            labels in the taxonomy and in use, and the models that produced the index.
+            labels in the taxonomy and in use, faces found (and in how many images),
+            and the models that produced the index.
 
             Examples:
               classify-tool stats
@@ -55,6 +56,8 @@ struct StatsCommand: AsyncParsableCommand {
                 "database": location, "databaseBytes": bytes, "images": statistics.imageCount, "failed": statistics.failedCount,
                 "labels": statistics.labelCount, "labelsInUse": labelsInUse, "observations": statistics.observationCount,
                 "models": models.map { ["model": $0.model.description, "images": $0.imageCount] },
+                "faces": ["imagesScanned": statistics.faceScannedCount, "imagesWithFaces": statistics.imagesWithFacesCount,
+                          "faces": statistics.faceCount],
             ]
             try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             return
@@ -63,6 +66,11 @@ struct StatsCommand: AsyncParsableCommand {
         Terminal.out("images        \(statistics.imageCount) classified, \(statistics.failedCount) failed")
         Terminal.out("labels        \(statistics.labelCount) in the taxonomy, \(labelsInUse) seen in images")
         Terminal.out("observations  \(statistics.observationCount)")
+        if statistics.faceScannedCount > 0 {
+            Terminal.out("faces         \(statistics.faceCount) in \(statistics.imagesWithFacesCount) images (\(statistics.faceScannedCount) looked at)")
+        } else {
+            Terminal.out("faces         not looked for in any image")
+        }
         for usage in models { Terminal.out("model         \(usage.model) (\(usage.imageCount) files)") }
     }
 }

@@ -20,5 +20,37 @@ import Testing
         #expect(labels.first?["userLabel"] as? Bool == true)
         #expect(labels[1]["paths"] as? [String] == ["animal|dog|golden retriever"])
         #expect(!RecordFormat.jsonl.line(for: record).contains("\n"))
+        #expect(csv.hasSuffix(",grandma,,,,"), "faces not looked for: an empty faces column")
+        #expect(json["faces"] == nil && json["faceCount"] == nil)
+    }
+
+    @Test func csvAndJSONLinesCarryTheFaces() throws {
+        let fixture = try ExportFixture()
+        let faces = [
+            IndexedFace(x: 12.34, y: 5, width: 40, height: 48.06, confidence: 0.96),
+            IndexedFace(x: 300, y: 20.5, width: 64, height: 70, confidence: 0.99871),
+        ]
+        try fixture.classify("pair.jpg", [("grass", 0.5), (TagIndex.faceLabel, 0.99871)], faces: faces)
+        try fixture.classify("lawn.jpg", [("grass", 0.6)], faces: [])
+        let records = try fixture.records()
+        #expect(records.map(\.path) == [fixture.path("lawn.jpg"), fixture.path("pair.jpg")])
+        #expect(records.map { $0.faces?.count } == [0, 2])
+        let lawn = records[0], pair = records[1]
+        #expect(RecordFormat.csv.line(for: lawn).hasSuffix(",0"))
+        #expect(RecordFormat.csv.line(for: pair).hasSuffix(",2"))
+        // The face label passes the high-precision filter without a curve: a stored face is the detector's decision.
+        #expect(pair.labels.map(\.identifier) == [TagIndex.faceLabel, "grass"])
+        #expect(pair.labels.first?.hierarchy == [["person", "face"]])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(RecordFormat.jsonl.line(for: pair).utf8)) as? [String: Any])
+        #expect(json["faceCount"] as? Int == 2)
+        let boxes = try #require(json["faces"] as? [[String: Any]]).map { face in
+            face.mapValues { ($0 as? NSNumber)?.doubleValue ?? .nan }
+        }
+        #expect(boxes == [
+            ["x": 300, "y": 20.5, "width": 64, "height": 70, "confidence": 0.9987],
+            ["x": 12.3, "y": 5, "width": 40, "height": 48.1, "confidence": 0.96],
+        ])
+        let none = try #require(try JSONSerialization.jsonObject(with: Data(RecordFormat.jsonl.line(for: lawn).utf8)) as? [String: Any])
+        #expect(none["faceCount"] as? Int == 0 && (none["faces"] as? [Any])?.isEmpty == true)
     }
 }

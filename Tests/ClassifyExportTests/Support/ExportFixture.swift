@@ -21,6 +21,8 @@ final class ExportFixture: @unchecked Sendable {
             LabelDefinition(identifier: "golden_retriever", displayName: "golden retriever", parents: ["dog"], curve: curve),
             LabelDefinition(identifier: "outdoor", displayName: "outdoor"),
             LabelDefinition(identifier: "grass", displayName: "grass", parents: ["outdoor"], curve: curve),
+            LabelDefinition(identifier: "person", displayName: "person"),
+            LabelDefinition(identifier: TagIndex.faceLabel, displayName: "face", parents: ["person"]),
         ], model: Self.model)
     }
 
@@ -28,12 +30,12 @@ final class ExportFixture: @unchecked Sendable {
 
     func path(_ name: String) -> String { root.appendingPathComponent(name).path }
 
-    /// Indexes `name` with these observations.
-    func classify(_ name: String, _ observations: [(String, Double)]) throws {
+    /// Indexes `name` with these observations (and these faces; nil: not looked for).
+    func classify(_ name: String, _ observations: [(String, Double)], faces: [IndexedFace]? = nil) throws {
         try index.write(batch: [.classified(ImageClassification(
             path: path(name), size: 1234, modificationTime: Date(timeIntervalSince1970: 1_700_000_000),
             contentHash: Data(name.utf8).map { String(format: "%02x", $0) }.joined(), width: 640, height: 480, model: Self.model,
-            observations: observations.map { LabelConfidence(identifier: $0.0, confidence: $0.1) }))])
+            observations: observations.map { LabelConfidence(identifier: $0.0, confidence: $0.1) }, faces: faces))])
     }
 
     /// The export records of every image, with the high-precision filter.

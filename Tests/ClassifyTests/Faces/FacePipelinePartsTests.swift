@@ -6,7 +6,7 @@ import Testing
 /// non-maximum suppression in both overlap measures, the pyramid, and images too small to hold
 /// a face.
 struct FacePipelinePartsTests {
-    /// The plain definition: output (i, j) is the mean of the source rectangle
+    /// The plain definition (the scalar reference of the summed-area table): output (i, j) is the mean of the source rectangle
     /// rows floor(i*h/oh) ..< ceil((i+1)*h/oh), columns likewise.
     static func referenceArea(_ pixels: [UInt8], stride: Int, x0: Int, y0: Int, width: Int, height: Int, outWidth: Int, outHeight: Int) -> [Float] {
         var result: [Float] = []
@@ -32,12 +32,11 @@ struct FacePipelinePartsTests {
         var random = SeededRandom(seed: shape.seed)
         let pixels = random.bytes(shape.w * shape.h * 3)
         var output = [Float](repeating: .nan, count: shape.ow * shape.oh * 3)
-        let resampling = AreaResampling(mean: [127.5, 127.5, 127.5], std: [128, 128, 128])
-        pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { out in
-                resampling.resample(source, stride: shape.w, x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch,
-                                    outWidth: shape.ow, outHeight: shape.oh, into: out.baseAddress!)
-            }
+        let resampling = pixels.withUnsafeBufferPointer { source in
+            AreaResampling(source, width: shape.w, height: shape.h, mean: [127.5, 127.5, 127.5], std: [128, 128, 128])
+        }
+        output.withUnsafeMutableBufferPointer { out in
+            resampling.resample(x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh, into: out.baseAddress!)
         }
         let expected = Self.referenceArea(pixels, stride: shape.w, x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh)
         #expect(maximumAbsoluteDifference(output, expected) < 1e-5)

@@ -26,27 +26,56 @@ struct FaceOpTests {
         #expect(Self.run(operation, input: input, outputCount: map.elementCount) == ReferenceKernels.prelu(input, slopes: slopes))
     }
 
-    /// A convolution with its PReLU fused into the store equals the two run one after the other.
-    @Test(arguments: [(12, 12, 3, 10, 3, UInt64(11)), (13, 17, 10, 16, 3, 12), (7, 9, 16, 32, 3, 13), (5, 6, 48, 64, 2, 14), (3, 3, 32, 2, 1, 15)])
-    func fusedPReLUMatchesConvThenPReLU(shape: (height: Int, width: Int, inChannels: Int, outChannels: Int, kernel: Int, seed: UInt64)) {
-        var random = SeededRandom(seed: shape.seed)
-        let map = FeatureMapShape(height: shape.height, width: shape.width, channels: shape.inChannels)
+    struct FusedCase: CustomTestStringConvertible, Sendable {
+        var height: Int, width: Int, inChannels: Int, outChannels: Int, kernel: Int, seed: UInt64
+        var testDescription: String { "\(height)x\(width)x\(inChannels)->\(outChannels) k\(kernel) seed \(seed)" }
+    }
+
+    /// P-Net's, R-Net's and O-Net's shapes, maps narrower than one tile, widths that leave a
+    /// partial last tile, and a pointwise head (which fuses as a separate PReLU pass).
+    static let fusedCases: [FusedCase] = [
+        .init(height: 12, width: 12, inChannels: 3, outChannels: 10, kernel: 3, seed: 11),
+        .init(height: 13, width: 17, inChannels: 10, outChannels: 16, kernel: 3, seed: 12),
+        .init(height: 7, width: 9, inChannels: 16, outChannels: 32, kernel: 3, seed: 13),
+        .init(height: 5, width: 6, inChannels: 48, outChannels: 64, kernel: 2, seed: 14),
+        .init(height: 3, width: 3, inChannels: 32, outChannels: 2, kernel: 1, seed: 15),
+        .init(height: 9, width: 45, inChannels: 10, outChannels: 16, kernel: 3, seed: 16),
+        .init(height: 6, width: 41, inChannels: 16, outChannels: 32, kernel: 3, seed: 17),
+        .init(height: 24, width: 24, inChannels: 3, outChannels: 28, kernel: 3, seed: 18),
+        .init(height: 11, width: 11, inChannels: 28, outChannels: 48, kernel: 3, seed: 19),
+        .init(height: 10, width: 10, inChannels: 32, outChannels: 64, kernel: 3, seed: 20),
+        .init(height: 4, width: 19, inChannels: 7, outChannels: 11, kernel: 3, seed: 21),
+        .init(height: 6, width: 12, inChannels: 10, outChannels: 16, kernel: 3, seed: 22),
+        .init(height: 4, width: 4, inChannels: 48, outChannels: 64, kernel: 2, seed: 23),
+    ]
+
+    /// A convolution with its PReLU fused (into the direct kernel's store, or as a pass over the
+    /// output) equals the two run one after the other, on every kernel path.
+    @Test(arguments: fusedCases, KernelPaths.withThreads)
+    func fusedPReLUMatchesConvThenPReLU(_ c: FusedCase, path: (kernels: KernelPath, threads: Int)) throws {
+        var random = SeededRandom(seed: c.seed)
+        let map = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
         let input = random.floats(map.elementCount)
-        let weights = random.floats(shape.outChannels * shape.inChannels * shape.kernel * shape.kernel)
-        let bias = random.floats(shape.outChannels)
-        let slopes = random.floats(shape.outChannels, in: 0...0.5)
+        let weights = random.floats(c.outChannels * c.inChannels * c.kernel * c.kernel)
+        let bias = random.floats(c.outChannels)
+        let slopes = random.floats(c.outChannels, in: -0.5...0.5)
         let conv = Conv2DOperation(
-            name: "c", input: 0, output: 1, inputShape: map, outChannels: shape.outChannels, kernel: (shape.kernel, shape.kernel),
+            name: "c", input: 0, output: 1, inputShape: map, outChannels: c.outChannels, kernel: (c.kernel, c.kernel),
             stride: (1, 1), padding: .none, groups: 1, activation: .none, weights: weights, bias: bias)
         let prelu = PReLUOperation(name: "p", inputs: [1], output: 2, pixelCount: conv.outputShape.pixelCount, slopes: AlignedFloats(slopes))
-        let fused = FusedPReLUOperation(base: conv, prelu: prelu)
+        let fused = GraphCompiler.fusePReLUs([conv, prelu], valueCount: 3, keep: [])
+        #expect(fused.count == 1)
+        if c.kernel > 1 { #expect(fused[0] is Conv2DOperation, "a direct convolution applies the slopes in its store") }
         let reference = ReferenceKernels.conv2d(
-            input: input, shape: map, weights: weights, bias: bias, outChannels: shape.outChannels,
-            kernel: (shape.kernel, shape.kernel), stride: (1, 1), padding: .none, groups: 1, activation: .none)
+            input: input, shape: map, weights: weights, bias: bias, outChannels: c.outChannels,
+            kernel: (c.kernel, c.kernel), stride: (1, 1), padding: .none, groups: 1, activation: .none)
         let expected = ReferenceKernels.prelu(reference.values, slopes: slopes)
-        let output = Self.run(fused, input: input, outputCount: conv.outputShape.elementCount)
+        var output: [Float] = []
+        try KernelPaths.with(path.kernels, threads: path.threads) {
+            output = Self.run(fused[0], input: input, outputCount: conv.outputShape.elementCount)
+        }
         #expect(maximumAbsoluteDifference(output, expected) < 1e-4)
-        #expect(fused.output == 2 && fused.inputs == [0])
+        #expect(fused[0].output == 2 && fused[0].inputs == [0])
     }
 
     @Test(arguments: [
@@ -55,6 +84,12 @@ struct FaceOpTests {
         (3, 3, 1, 3, 2, true, 29), (5, 4, 9, 2, 3, true, 30),
     ])
     func maxPoolMatchesTheReference(shape: (height: Int, width: Int, channels: Int, kernel: Int, stride: Int, ceil: Bool, seed: UInt64)) throws {
+        for path in KernelPath.allCases where path <= KernelPath.best {
+            try KernelPaths.with(path) { try maxPool(shape: shape) }
+        }
+    }
+
+    private func maxPool(shape: (height: Int, width: Int, channels: Int, kernel: Int, stride: Int, ceil: Bool, seed: UInt64)) throws {
         var random = SeededRandom(seed: shape.seed)
         let map = FeatureMapShape(height: shape.height, width: shape.width, channels: shape.channels)
         let input = random.floats(map.elementCount, in: -5...5)

@@ -51,9 +51,16 @@ struct KernelTests {
         .init(height: 7, width: 13, inChannels: 5, outChannels: 7, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 9),
         .init(height: 13, width: 7, inChannels: 3, outChannels: 43, kernel: 5, stride: 2, groups: 1, same: true, activation: .relu6, seed: 22),
         .init(height: 7, width: 7, inChannels: 8, outChannels: 12, kernel: 1, stride: 2, groups: 1, same: true, activation: .none, seed: 11),
+        // direct (few output channels): the face detector's layers, padded and strided variants, partial last tiles
+        .init(height: 13, width: 37, inChannels: 10, outChannels: 16, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 24),
+        .init(height: 11, width: 23, inChannels: 16, outChannels: 32, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 25),
+        .init(height: 9, width: 19, inChannels: 28, outChannels: 48, kernel: 3, stride: 1, groups: 1, same: true, activation: .relu6, seed: 26),
+        .init(height: 7, width: 9, inChannels: 48, outChannels: 64, kernel: 2, stride: 1, groups: 1, same: false, activation: .none, seed: 27),
+        .init(height: 15, width: 31, inChannels: 12, outChannels: 20, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu, seed: 28),
+        .init(height: 5, width: 3, inChannels: 16, outChannels: 9, kernel: 3, stride: 1, groups: 1, same: true, activation: .none, seed: 29),
         // general (im2col): grouped
         .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
-        .init(height: 7, width: 7, inChannels: 16, outChannels: 8, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 23),
+        .init(height: 7, width: 7, inChannels: 16, outChannels: 80, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 23),
     ]
 
     /// Runs a convolution on `inputs` (copied to separate allocations) and returns its output.
@@ -250,7 +257,9 @@ struct KernelTests {
         #expect(strategy(1, 1, 1, 16, 8) == .pointwise)
         #expect(strategy(3, 2, 16, 16, 16) == .depthwise)
         #expect(strategy(3, 2, 1, 3, 32) == .direct)
-        #expect(strategy(1, 2, 1, 16, 8) == .im2col)
+        #expect(strategy(3, 1, 1, 16, 32) == .direct)
+        #expect(strategy(2, 1, 1, 64, 128) == .im2col)
+        #expect(strategy(1, 2, 1, 16, 8) == .direct)
         #expect(strategy(5, 1, 3, 6, 9) == .im2col)
     }
 

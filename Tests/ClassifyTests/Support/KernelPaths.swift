@@ -13,7 +13,7 @@ enum KernelPaths {
     /// Every kernel path with one and two threads, for test arguments.
     static let withThreads: [(KernelPath, Int)] = KernelPath.allCases.flatMap { path in [(path, 1), (path, 2)] }
 
-    nonisolated(unsafe) private static let lock = NSLock()
+    private static let lock = NSLock()
 
     /// Runs `body` with the kernels on `path` and `threads` compute threads, then restores the
     /// best path and one thread; skips the test case when this CPU cannot run `path`.

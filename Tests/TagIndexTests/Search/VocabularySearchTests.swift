@@ -97,9 +97,11 @@ import Testing
         #expect(try fixture.paths("dog outdoor") == ["golden1.jpg", "lab1.png"])
     }
 
-    @Test func theFacesNoteIsCarriedButDoesNotSearch() throws {
+    /// Without the face label (an index that never stored faces) the note is carried, not searched;
+    /// `FaceSearchTests` covers the index with faces.
+    @Test func theFacesNoteIsCarriedButDoesNotSearchWithoutFaces() throws {
         let meaning = try fixture.index.meaning(of: "people")
-        #expect(meaning.word?.facesAtLeast == 1)
+        #expect(meaning.word?.facesAtLeast == 1 && meaning.facesAtLeast == nil)
         #expect(try fixture.paths("people") == ["golden1.jpg"])
     }
 

@@ -1,3 +1,5 @@
+import CClassifyKernels
+
 /// Max pooling over NHWC maps without padding, in PyTorch's ceil mode when `ceilMode` is set:
 /// the output has `ceil((n - k) / s) + 1` positions per axis (less one if the last window would
 /// start past the input), and windows hanging over the bottom/right edge take the maximum of the
@@ -20,23 +22,10 @@ struct MaxPoolOperation: GraphOperation {
     }
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        let input = inputs[0]
-        let channels = inputShape.channels
-        for oy in 0..<outputShape.height {
-            let y0 = oy * stride.height, y1 = min(y0 + kernel.height, inputShape.height)
-            for ox in 0..<outputShape.width {
-                let x0 = ox * stride.width, x1 = min(x0 + kernel.width, inputShape.width)
-                let destination = output + (oy * outputShape.width + ox) * channels
-                // The window's first pixel initializes, the others take the maximum; channels innermost.
-                destination.update(from: input + (y0 * inputShape.width + x0) * channels, count: channels)
-                for y in y0..<y1 {
-                    for x in x0..<x1 where y != y0 || x != x0 {
-                        let source = input + (y * inputShape.width + x) * channels
-                        for c in 0..<channels { destination[c] = max(destination[c], source[c]) }
-                    }
-                }
-            }
-        }
+        cls_max_pool(
+            inputs[0], Int32(inputShape.height), Int32(inputShape.width), Int32(inputShape.channels),
+            Int32(kernel.height), Int32(kernel.width), Int32(stride.height), Int32(stride.width),
+            output, Int32(outputShape.height), Int32(outputShape.width))
     }
 }
 

@@ -12,7 +12,8 @@ import PostgresNIO
 /// - calibrated: `unnest` of (label, threshold) pairs joined to `observations`;
 /// - AND: the operand with the fewest images drives, the others are joined on image id, the
 ///   score is the lowest scored operand's (NULL scores ignored, as in the SQLite dialect);
-/// - NOT: `NOT EXISTS` per row; OR: `UNION ALL` grouped by image with the highest score.
+/// - NOT: `NOT EXISTS` per row; OR: `UNION ALL` grouped by image with the highest score;
+/// - faces (a word's `facesAtLeast`): the face label's rows joined to `image_faces` on the count range.
 ///
 /// Usage:
 /// ```swift
@@ -69,6 +70,13 @@ struct PostgresCompiler {
         switch plan {
         case .labels(let match):
             return labels(match)
+        case .faces(let match):
+            return """
+                SELECT o.image_id AS image_id, o.best AS score
+                FROM observations AS o JOIN image_faces AS f ON f.image_id = o.image_id
+                WHERE o.label_id = \(bind(match.labelID)) AND o.best >= \(bind(Int64(match.threshold)))
+                  AND f.face_count BETWEEN \(bind(Int64(match.counts.lowerBound))) AND \(bind(Int64(match.counts.upperBound)))
+                """
         case .all:
             return universe
         case .nothing:
@@ -153,6 +161,12 @@ struct PostgresCompiler {
                 return "EXISTS (SELECT 1 FROM observations WHERE label_id = \(bind(match.roots[0])) AND image_id = \(imageID) AND best >= \(bind(Int64(match.threshold))))"
             }
             return "EXISTS (SELECT 1 FROM observations WHERE label_id = ANY(\(bind(match.roots))) AND image_id = \(imageID) AND best >= \(bind(Int64(match.threshold))))"
+        case .faces(let match):
+            return """
+                EXISTS (SELECT 1 FROM observations AS o JOIN image_faces AS f ON f.image_id = o.image_id
+                        WHERE o.label_id = \(bind(match.labelID)) AND o.image_id = \(imageID)
+                          AND o.best >= \(bind(Int64(match.threshold))) AND f.face_count BETWEEN \(bind(Int64(match.counts.lowerBound))) AND \(bind(Int64(match.counts.upperBound))))
+                """
         case .all:
             return "TRUE"
         case .nothing:

@@ -69,10 +69,14 @@ public final class PostgresIndex: Sendable {
     public func statistics() async throws -> IndexStatistics {
         let row = try await session.all("""
             SELECT (SELECT COUNT(*) FROM images WHERE error_stage IS NULL), (SELECT COUNT(*) FROM images WHERE error_stage IS NOT NULL),
-                   (SELECT COUNT(*) FROM labels), (SELECT COUNT(*) FROM observations)
-            """) { try $0.decode((Int64, Int64, Int64, Int64).self) }
-        let (images, failed, labels, observations) = row.first ?? (0, 0, 0, 0)
-        return IndexStatistics(imageCount: Int(images), failedCount: Int(failed), labelCount: Int(labels), observationCount: Int(observations))
+                   (SELECT COUNT(*) FROM labels), (SELECT COUNT(*) FROM observations),
+                   (SELECT COUNT(*) FROM image_faces), (SELECT COUNT(*) FROM image_faces WHERE face_count > 0),
+                   (SELECT COALESCE(SUM(face_count), 0)::bigint FROM image_faces)
+            """) { try $0.decode((Int64, Int64, Int64, Int64, Int64, Int64, Int64).self) }
+        let (images, failed, labels, observations, scanned, withFaces, faces) = row.first ?? (0, 0, 0, 0, 0, 0, 0)
+        return IndexStatistics(
+            imageCount: Int(images), failedCount: Int(failed), labelCount: Int(labels), observationCount: Int(observations),
+            faceScannedCount: Int(scanned), imagesWithFacesCount: Int(withFaces), faceCount: Int(faces))
     }
 
     /// The model stamps that produced the indexed files, most used first.
