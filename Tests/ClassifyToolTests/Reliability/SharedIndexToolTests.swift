@@ -138,6 +138,19 @@ extension Reliability {
             let expected = try Self.observations(reference)
             #expect(!expected.isEmpty)
             #expect(try Self.observations(database) == expected)
+
+            // `show` answers the same from both (but for where the file is and when it was indexed).
+            for name in [names[0], names[names.count - 1]] {
+                let shared = try ReliabilityProcess.run(["show", "library:/\(name)", "--format", "json", "--db", database], scratch: scratch.url)
+                let local = try ReliabilityProcess.run(["show", folder.appending(path: name).path, "--format", "json", "--db", reference.path], scratch: scratch.url)
+                #expect(shared.exited(0) && local.exited(0), "\(shared)\n\(local)")
+                var a = try ReliabilityFixtures.json(shared.stdout), b = try ReliabilityFixtures.json(local.stdout)
+                #expect(a["path"] as? String == "library:/\(name)")
+                for key in ["path", "indexed"] { a[key] = nil; b[key] = nil }
+                #expect(NSDictionary(dictionary: a) == NSDictionary(dictionary: b), "\(shared.stdout)\n\(local.stdout)")
+            }
+            let missing = try ReliabilityProcess.run(["show", "library:/nowhere.jpg", "--db", database], scratch: scratch.url)
+            #expect(missing.exited(1) && missing.stderr.contains("library:/nowhere.jpg is not in the index"), "\(missing)")
         }
 
         @Test(.timeLimit(.minutes(20)))
