@@ -78,7 +78,7 @@ struct SearchCommand: AsyncParsableCommand {
         var parsed = try Query(commandLine: text)
         try apply(to: &parsed)
         if let descriptor = database.postgres {
-            try await runOnPostgreSQL(descriptor, parsed)
+            try await runOnPostgreSQL(descriptor, parsed, text: text)
             return
         }
         let index = try database.open(create: false)
@@ -99,25 +99,32 @@ struct SearchCommand: AsyncParsableCommand {
         case .paths:
             printPaths(result)
         case .json:
-            let hits = try result.hits.map { hit -> [String: Any] in
-                var object: [String: Any] = [
-                    "path": hit.path, "score": (hit.score * 1e4).rounded() / 1e4, "size": hit.size,
-                    "modified": ISO8601DateFormatter().string(from: hit.modificationTime),
-                ]
-                if let width = hit.width, let height = hit.height { object["width"] = width; object["height"] = height }
-                if let stage = hit.failureStage { object["error"] = ["stage": stage, "reason": hit.failureReason ?? ""] }
-                object["labels"] = try index.labels(forPath: hit.path).prefix(10).map { label -> [String: Any] in
-                    ["identifier": label.identifier, "confidence": ((label.confidence ?? label.subtreeConfidence) * 1e4).rounded() / 1e4]
-                }
-                return object
-            }
-            let object: [String: Any] = [
-                "query": text, "total": result.totalCount, "page": result.page, "pageCount": result.pageCount, "limit": result.limit,
-                "results": hits,
-                "facets": result.facets.map { ["identifier": $0.identifier, "displayName": $0.displayName, "count": $0.count] },
-            ]
-            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            var labels: [String: [ImageLabel]] = [:]
+            for hit in result.hits { labels[hit.path] = try index.labels(forPath: hit.path) }
+            try printJSON(result, text: text, labels: labels)
         }
+    }
+
+    /// The page as one JSON object, each hit with its ten most confident labels.
+    private func printJSON(_ result: SearchPage, text: String, labels: [String: [ImageLabel]]) throws {
+        let hits = result.hits.map { hit -> [String: Any] in
+            var object: [String: Any] = [
+                "path": hit.path, "score": (hit.score * 1e4).rounded() / 1e4, "size": hit.size,
+                "modified": ISO8601DateFormatter().string(from: hit.modificationTime),
+            ]
+            if let width = hit.width, let height = hit.height { object["width"] = width; object["height"] = height }
+            if let stage = hit.failureStage { object["error"] = ["stage": stage, "reason": hit.failureReason ?? ""] }
+            object["labels"] = (labels[hit.path] ?? []).prefix(10).map { label -> [String: Any] in
+                ["identifier": label.identifier, "confidence": ((label.confidence ?? label.subtreeConfidence) * 1e4).rounded() / 1e4]
+            }
+            return object
+        }
+        let object: [String: Any] = [
+            "query": text, "total": result.totalCount, "page": result.page, "pageCount": result.pageCount, "limit": result.limit,
+            "results": hits,
+            "facets": result.facets.map { ["identifier": $0.identifier, "displayName": $0.displayName, "count": $0.count] },
+        ]
+        try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
     /// One path per line (with the failure for --failed), the count and facets on stderr.
@@ -132,24 +139,32 @@ struct SearchCommand: AsyncParsableCommand {
         }
     }
 
-    /// The search on a PostgreSQL index (paths only: colors and JSON with labels are not there yet).
-    private func runOnPostgreSQL(_ descriptor: PostgresDescriptor, _ query: Query) async throws {
-        guard color == nil, format == .paths else {
-            Terminal.error("error: --color and --format json do not work on PostgreSQL indexes yet")
-            throw ExitCode(ToolExit.failure)
-        }
+    /// The search on a PostgreSQL index: the same pages, colors and JSON as on SQLite.
+    private func runOnPostgreSQL(_ descriptor: PostgresDescriptor, _ query: Query, text: String) async throws {
         var query = query
         let result: SearchPage
+        var labels: [String: [ImageLabel]] = [:]
         do {
             let index = try await PostgresIndex.open(descriptor)
             defer { Task { await index.close() } }
             if filter == nil { query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false) }
-            result = try await index.search(query)
+            if let color {
+                guard let target = IndexedColor(hex: color) else { throw ValidationError("--color takes a hex color like 012ACF, not '\(color)'") }
+                result = try await index.search(color: target, query: query)
+            } else {
+                result = try await index.search(query)
+            }
+            if format == .json {
+                for hit in result.hits { labels[hit.path] = try await index.labels(forPath: hit.path) }
+            }
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
-        printPaths(result)
+        switch format {
+        case .paths: printPaths(result)
+        case .json: try printJSON(result, text: text, labels: labels)
+        }
     }
 
     /// Command-line options on top of what the query text said.
@@ -176,13 +191,7 @@ struct SearchCommand: AsyncParsableCommand {
         }
         if let precision { query.calibration = .minimumRecall(0, forPrecision: precision) }
         if let recall { query.calibration = .minimumPrecision(0, forRecall: recall) }
-        // A named library's folder (photos:/2023, in a shared PostgreSQL index) is kept as written.
-        query.filters.folders += under.map { folder in
-            guard LibraryRoot.isLibraryPath(folder) else { return URL(fileURLWithPath: folder).standardizedFileURL.path }
-            var kept = folder.hasSuffix(":") ? folder + "/" : folder
-            while kept.hasSuffix("/") && !kept.hasSuffix(":/") { kept.removeLast() }
-            return kept.hasSuffix(":/") ? String(kept.dropLast()) : kept
-        }
+        query.filters.folders += under.map(Query.folder)
         query.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
         if let after { query.filters.modifiedAfter = try Self.day(after, option: "--after") }
         if let before { query.filters.modifiedBefore = try Self.day(before, option: "--before") }

@@ -4,7 +4,7 @@ import Foundation
 import TagIndex
 
 /// `classify-tool similar PATH` / `similar --image FILE`: the indexed images that look most alike.
-struct SimilarCommand: ParsableCommand {
+struct SimilarCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "similar",
         abstract: "Find indexed images that look like an image.",
@@ -41,32 +41,68 @@ struct SimilarCommand: ParsableCommand {
         guard (0...1).contains(minScore) else { throw ValidationError("--min-score takes 0...1") }
     }
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
         var parsed = try Query(commandLine: query, under: under)
         parsed.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
         parsed.limit = limit
         parsed.page = page
+        let result: SearchPage
+        if let descriptor = database.postgres {
+            result = try await similarOnPostgreSQL(descriptor, parsed)
+        } else {
+            result = try similarOnSQLite(parsed)
+        }
+        try printPage(result)
+    }
+
+    /// The prints stream from the server in blocks; the ranking is the same as SQLite's.
+    private func similarOnPostgreSQL(_ descriptor: PostgresDescriptor, _ query: Query) async throws -> SearchPage {
+        var query = query
+        do {
+            let index = try await PostgresIndex.open(descriptor)
+            defer { Task { await index.close() } }
+            query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: true)
+            if let path {
+                // A named library's path (photos:/2024/a.jpg) is kept as written.
+                let stored = LibraryRoot.isLibraryPath(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+                return try await index.similar(toPath: stored, query: query, minimumScore: minScore)
+            }
+            return try await index.similar(to: try classifyImage(), query: query, minimumScore: minScore)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func similarOnSQLite(_ query: Query) throws -> SearchPage {
+        var parsed = query
         let index = try database.open(create: false)
         try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
-        let result: SearchPage
         do {
             if let path {
-                result = try index.similar(
+                return try index.similar(
                     toPath: URL(fileURLWithPath: path).standardizedFileURL.path, query: parsed, minimumScore: minScore)
-            } else {
-                let classifier = ImageClassifier(model: try modelOptions.loadModel())
-                let classified: ClassificationResult
-                do { classified = try classifier.classify(contentsOf: URL(fileURLWithPath: image!)) } catch {
-                    Terminal.error("error: \(image!): \(error)")
-                    throw ExitCode(1)
-                }
-                result = try index.similar(to: classified.featurePrint.values, query: parsed, minimumScore: minScore)
             }
+            return try index.similar(to: try classifyImage(), query: parsed, minimumScore: minScore)
         } catch let error as TagIndexError {
             Terminal.error("error: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// The feature print of `--image`, classified now.
+    private func classifyImage() throws -> [Float] {
+        let classifier = ImageClassifier(model: try modelOptions.loadModel())
+        do { return try classifier.classify(contentsOf: URL(fileURLWithPath: image!)).featurePrint.values } catch {
+            Terminal.error("error: \(image!): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func printPage(_ result: SearchPage) throws {
         switch format {
         case .paths:
             for hit in result.hits { Terminal.out(String(format: "%.4f\t", hit.score) + hit.path) }

@@ -15,6 +15,18 @@ extension Query {
             Terminal.error("error: \(error.message) (at character \(error.offset + 1))\n\(error.caretLines)")
             throw ExitCode(ToolExit.failure)
         }
-        filters.folders += folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        filters.folders += folders.map(Self.folder)
+    }
+
+    /// A folder given on the command line as the index stores it: a path made absolute, or a
+    /// named library's folder (`photos:/2023`, in a shared PostgreSQL index) as written.
+    ///
+    /// Usage: `query.filters.folders += under.map(Query.folder)`
+    static func folder(_ given: String) -> String {
+        guard LibraryRoot.isLibraryPath(given) else { return URL(fileURLWithPath: given).standardizedFileURL.path }
+        var kept = given.hasSuffix(":") ? given + "/" : given
+        while kept.hasSuffix("/") && !kept.hasSuffix(":/") { kept.removeLast() }
+        // `photos:/` is the whole library: its range is [photos:/, photos:0), which `photos:` gives.
+        return kept.hasSuffix(":/") ? String(kept.dropLast()) : kept
     }
 }

@@ -149,6 +149,35 @@ extension Reliability {
                 for key in ["path", "indexed"] { a[key] = nil; b[key] = nil }
                 #expect(NSDictionary(dictionary: a) == NSDictionary(dictionary: b), "\(shared.stdout)\n\(local.stdout)")
             }
+            // Similar images, colors and JSON pages too: the prints and colors stream from the server in blocks.
+            // Images of equal score come in id order, and ids differ between the two indexes (the
+            // shared one was written by racing workers), so results are compared as sets.
+            let colors = try ReliabilityFixtures.read(reference) { db in
+                try String.fetchAll(db, sql: "SELECT DISTINCT hex(substr(dominant_colors, 1, 3)) FROM images WHERE dominant_colors IS NOT NULL ORDER BY 1")
+            }
+            try #require(colors.count >= 2, "\(colors)")
+            let commands: [[String]] = [
+                ["similar", "library:/\(names[0])", "--limit", "50"],
+                ["similar", "library:/\(names[3])", "--query", "under:library:/ cat", "--min-score", "0.2", "--format", "json"],
+                ["search", "--color", colors[0], "--limit", "50"], ["search", "--color", colors[1], "--under", "library:/", "--format", "json"],
+                ["search", "cat OR rocket", "--format", "json", "--facets", "5"],
+            ]
+            func normalized(_ output: String) throws -> String {
+                guard output.hasPrefix("{") else { return output.split(separator: "\n").sorted().joined(separator: "\n") }
+                var object = try ReliabilityFixtures.json(output)
+                let results = try #require(object["results"] as? [[String: Any]])
+                object["results"] = results.sorted { ($0["path"] as? String ?? "") < ($1["path"] as? String ?? "") }
+                return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            }
+            for arguments in commands {
+                let shared = try ReliabilityProcess.run(arguments + ["--db", database], scratch: scratch.url)
+                let local = try ReliabilityProcess.run(
+                    arguments.map { $0.replacingOccurrences(of: "library:", with: folder.path) } + ["--db", reference.path], scratch: scratch.url)
+                #expect(shared.exited(0) && local.exited(0), "\(arguments): \(shared)\n\(local)")
+                #expect(try normalized(shared.stdout.replacingOccurrences(of: "library:", with: folder.path)) == (try normalized(local.stdout)), "\(arguments)")
+                #expect(shared.stderr == local.stderr, "\(arguments)")
+                #expect(!local.stdout.isEmpty && !local.stdout.contains("\"results\":[]"), "\(arguments): \(local.stdout.prefix(300))")
+            }
             let missing = try ReliabilityProcess.run(["show", "library:/nowhere.jpg", "--db", database], scratch: scratch.url)
             #expect(missing.exited(1) && missing.stderr.contains("library:/nowhere.jpg is not in the index"), "\(missing)")
         }

@@ -56,7 +56,7 @@ struct PostgresSearcher {
             facets = try await self.facets(resultSet, compiler: resultCompiler, calibrated: calibrated, session)
         }
         return SearchPage(
-            hits: try await hits(scored, session), totalCount: Int(count.first ?? 0), page: query.page, limit: query.limit,
+            hits: try await Self.hits(scored, session), totalCount: Int(count.first ?? 0), page: query.page, limit: query.limit,
             facets: facets)
     }
 
@@ -137,7 +137,8 @@ struct PostgresSearcher {
             .map { $0 }
     }
 
-    private func hits(_ scored: [(id: Int64, score: Double)], _ session: PostgresSession) async throws -> [SearchHit] {
+    /// The hits of scored image ids, in the given order.
+    static func hits(_ scored: [(id: Int64, score: Double)], _ session: PostgresSession) async throws -> [SearchHit] {
         guard !scored.isEmpty else { return [] }
         var binds = PostgresBindings()
         binds.append(scored.map(\.id))

@@ -1,0 +1,152 @@
+import Foundation
+import PostgresNIO
+
+/// Similar images and color searches on PostgreSQL: the stored feature prints (or dominant
+/// colors) stream from the server in blocks of ``PrintBlocks/blockSize`` rows in id order and are
+/// scored here with the same kernels and ranking as on SQLite (no pgvector: it is not in
+/// Debian's stable release), so both backends give the same pages.
+extension PostgresIndex {
+    /// Images that look like the indexed file at `path`, as ``TagIndex/similar(toPath:query:minimumScore:)``.
+    ///
+    /// Usage: `let page = try await index.similar(toPath: "photos:/2023/a.jpg")`
+    public func similar(toPath path: String, query: Query = Query(), minimumScore: Double = 0) async throws -> SearchPage {
+        var binds = PostgresBindings()
+        binds.append(path)
+        let stored = try await session.all("SELECT feature_print FROM images WHERE path = $1", binds) { try $0.decode(ByteBuffer?.self) }
+        guard let bytes = stored.first ?? nil, let print = FeaturePrint.decode(Array(bytes.readableBytesView)) else {
+            throw TagIndexError.invalidInput("\(path) is not indexed or has no feature print")
+        }
+        return try await similar(to: print, query: query, minimumScore: minimumScore, excludingPath: path)
+    }
+
+    /// Images whose feature prints are closest to `featurePrint` (cosine, 0...1), narrowed by
+    /// `query`'s terms and filters, as ``TagIndex/similar(to:query:minimumScore:excludingPath:)``.
+    ///
+    /// Usage: `let page = try await index.similar(to: print, minimumScore: 0.8)`
+    public func similar(to featurePrint: [Float], query: Query = Query(), minimumScore: Double = 0, excludingPath: String? = nil) async throws -> SearchPage {
+        guard featurePrint.count == FeaturePrint.dimension, featurePrint.allSatisfy(\.isFinite) else {
+            throw TagIndexError.invalidInput("a feature print has \(FeaturePrint.dimension) finite values; got \(featurePrint.count)")
+        }
+        try Self.checkPage(query)
+        let norm = featurePrint.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        let probe = featurePrint.map { norm > 0 ? $0 / norm : 0 }
+        var excluded: Int64?
+        if let excludingPath {
+            var binds = PostgresBindings()
+            binds.append(excludingPath)
+            excluded = try await session.all("SELECT id FROM images WHERE path = $1", binds) { try $0.decode(Int64.self) }.first
+        }
+        let dimension = FeaturePrint.dimension
+        var best = TopScores(capacity: (query.page - 1) * query.limit + query.limit)
+        var total = 0
+        let floor = Float(minimumScore)
+        var halves = [UInt16](repeating: 0, count: PrintBlocks.blockSize * dimension)
+        var scores = [Float](repeating: 0, count: PrintBlocks.blockSize)
+        try await forEachBlock(column: "feature_print", candidates: try await candidateIDs(query)) { rows in
+            var ids: [Int64] = []
+            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
+                halves.withUnsafeMutableBytes { destination in
+                    bytes.withUnsafeReadableBytes { source in
+                        (destination.baseAddress! + ids.count * dimension * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
+                    }
+                }
+                ids.append(id)
+            }
+            guard !ids.isEmpty else { return }
+            probe.withUnsafeBufferPointer { probe in
+                halves.withUnsafeBufferPointer { halves in
+                    scores.withUnsafeMutableBufferPointer { scores in
+                        PrintBlocks.dot(queries: probe.baseAddress!, queryCount: 1, rows: halves.baseAddress!, count: ids.count, into: scores.baseAddress!)
+                    }
+                }
+            }
+            for (row, id) in ids.enumerated() where id != excluded {
+                let score = min(1, max(0, scores[row]))
+                guard score >= floor else { continue }
+                total += 1
+                best.insert(score: score, id: id)
+            }
+        }
+        return try await page(best, total: total, query)
+    }
+
+    /// Images whose dominant colors are near `color`, as ``TagIndex/search(color:query:)``.
+    ///
+    /// Usage: `let page = try await index.search(color: IndexedColor(hex: "1E90FF")!)`
+    public func search(color: IndexedColor, query: Query = Query()) async throws -> SearchPage {
+        try Self.checkPage(query)
+        let target = LabColor(red: color.red, green: color.green, blue: color.blue)
+        let radius = Float(TagIndex.colorMatchRadius)
+        var best = TopScores(capacity: (query.page - 1) * query.limit + query.limit)
+        var total = 0
+        try await forEachBlock(column: "dominant_colors", candidates: try await candidateIDs(query)) { rows in
+            for (id, bytes) in rows {
+                let colors = Array(bytes.readableBytesView)
+                var score: Float = 0
+                var offset = 0
+                while offset + 4 <= colors.count {
+                    let distance = LabColor(red: colors[offset], green: colors[offset + 1], blue: colors[offset + 2]).distance(to: target)
+                    score += Float(colors[offset + 3]) / 255 * max(0, 1 - distance / radius)
+                    offset += 4
+                }
+                guard score > 0 else { continue }
+                total += 1
+                best.insert(score: min(1, score), id: id)
+            }
+        }
+        return try await page(best, total: total, query)
+    }
+
+    private static func checkPage(_ query: Query) throws {
+        guard (1...1000).contains(query.limit), query.page >= 1, query.page <= 1_000_000 else {
+            throw TagIndexError.invalidInput("a page holds 1 to 1000 results and pages start at 1")
+        }
+    }
+
+    /// The ids (sorted) of the images `query`'s terms and filters keep, or nil when it keeps all.
+    func candidateIDs(_ query: Query) async throws -> [Int64]? {
+        guard query.expression != nil || query.filters.needsImageRow else { return nil }
+        let (taxonomy, lookup) = try await PostgresTaxonomy.load(session)
+        let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
+        let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
+        let searcher = PostgresSearcher(query: query, taxonomy: taxonomy)
+        var compiler = PostgresCompiler(status: query.filters.status, total: Int(total))
+        let sql = "SELECT m.image_id FROM (\(compiler.set(plan))) AS m JOIN images AS i ON i.id = m.image_id"
+            + searcher.filterConditions(calibrated: nil, &compiler) + " ORDER BY m.image_id"
+        return try await session.all(sql, compiler.binds) { try $0.decode(Int64.self) }
+    }
+
+    /// Streams (id, bytes) of a blob column in id order, a block at a time: the candidates' rows
+    /// by id, or a keyset scan of every row that has the column.
+    private func forEachBlock(column: String, candidates: [Int64]?, _ body: ([(Int64, ByteBuffer)]) throws -> Void) async throws {
+        let blockSize = PrintBlocks.blockSize
+        if let candidates {
+            for start in stride(from: 0, to: candidates.count, by: blockSize) {
+                var binds = PostgresBindings()
+                binds.append(Array(candidates[start..<min(start + blockSize, candidates.count)]))
+                try body(try await session.all(
+                    "SELECT id, \(column) FROM images WHERE id = ANY($1::bigint[]) AND \(column) IS NOT NULL ORDER BY id", binds
+                ) { try $0.decode((Int64, ByteBuffer).self) })
+            }
+            return
+        }
+        var after: Int64 = 0
+        while true {
+            var binds = PostgresBindings()
+            binds.append(after)
+            binds.append(Int64(blockSize))
+            let rows = try await session.all(
+                "SELECT id, \(column) FROM images WHERE id > $1 AND \(column) IS NOT NULL ORDER BY id LIMIT $2", binds
+            ) { try $0.decode((Int64, ByteBuffer).self) }
+            try body(rows)
+            guard rows.count == blockSize, let last = rows.last else { return }
+            after = last.0
+        }
+    }
+
+    private func page(_ best: TopScores, total: Int, _ query: Query) async throws -> SearchPage {
+        let ranked = best.sortedDescending().dropFirst((query.page - 1) * query.limit)
+        let hits = try await PostgresSearcher.hits(ranked.map { (id: $0.id, score: Double($0.score)) }, session)
+        return SearchPage(hits: hits, totalCount: total, page: query.page, limit: query.limit, facets: [])
+    }
+}
