@@ -90,17 +90,18 @@ final class ReconnectingSession {
                 }
                 if first { continuation.resume(with: result) }
             }
-            Task {
-                do { finish(.success(try await work.body(session))) } catch { finish(.failure(error)) }
-            }
-            Task {
-                while !resumed.withLock({ $0 }) {
+            let watcher = Task {
+                while !resumed.withLock({ $0 }) && !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(250))
                     guard session.connection.isClosed else { continue }
                     // A statement that fails by itself says why; wait for it a little.
                     try? await Task.sleep(for: .milliseconds(500))
                     finish(.failure(PostgresBackendError.unreachable(endpoint: session.descriptor.endpoint, reason: "the connection was closed")))
                 }
+            }
+            Task {
+                do { finish(.success(try await work.body(session))) } catch { finish(.failure(error)) }
+                watcher.cancel()
             }
         }
     }
