@@ -27,7 +27,7 @@ import Testing
         #expect(result.stderr.contains("cannot reach the PostgreSQL server at 127.0.0.1:1"), "\(result.stderr)")
         #expect(!result.stderr.contains("hunter2"), "\(result.stderr)")
         // Commands that do not open PostgreSQL yet say so.
-        let show = try Tool.run(["show", "x.jpg", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
+        let show = try Tool.run(["duplicates", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
                                 environment: Tool.environment(dataHome: fixture.dataHome))
         #expect(show.status == 1)
         #expect(show.stderr.contains("does not open PostgreSQL indexes yet (postgres://classify@127.0.0.1:1/photos?sslmode=prefer)"), "\(show.stderr)")

@@ -73,7 +73,7 @@ import Testing
         }
         #expect(try stats(["--db", database]) == ["imagesScanned": 2, "imagesWithFaces": 1, "faces": 1])
         #expect(try stats(["--db", database]) == (try stats(db)))
-        // `show` does not open PostgreSQL; the faces come back with a copy to SQLite and show there.
+        // The faces come back with a copy to SQLite and show there.
         let back = fixture.root.appending(path: "back.sqlite").path
         #expect(try Tool.run(["copy", "--from", database, "--to", back]).status == 0)
         let show = try JSONSerialization.jsonObject(with: Data(try Tool.run(["show", astronaut, "--format", "json", "--db", back]).stdout.utf8)) as? [String: Any]
@@ -81,6 +81,9 @@ import Testing
         let faces = try #require(show?["faces"] as? [[String: Any]])
         #expect(faces.count == 1)
         #expect(NSArray(array: faces) == NSArray(array: try #require(original?["faces"] as? [[String: Any]])))
+        // And `show` on PostgreSQL itself lists them the same.
+        let direct = try JSONSerialization.jsonObject(with: Data(try Tool.run(["show", astronaut, "--format", "json", "--db", database]).stdout.utf8)) as? [String: Any]
+        #expect(NSArray(array: try #require(direct?["faces"] as? [[String: Any]])) == NSArray(array: faces))
     }
 
     private func jsonLines(_ result: Tool.Result) throws -> [[String: Any]] {

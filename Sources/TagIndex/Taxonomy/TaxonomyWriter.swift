@@ -24,23 +24,7 @@ extension TagIndex {
     }
 
     private func installTaxonomy(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: [VocabularyWord]) throws {
-        let identifiers = Set(labels.map(\.identifier))
-        guard identifiers.count == labels.count else {
-            throw TagIndexError.invalidInput("the taxonomy lists a label identifier twice")
-        }
-        for label in labels {
-            for parent in label.parents where !identifiers.contains(parent) {
-                throw TagIndexError.invalidInput(
-                    "label '\(label.identifier)' names an unknown parent '\(parent)'")
-            }
-        }
-        try Self.checkAcyclic(labels)
-        try VocabularyRules.check(vocabulary, against: labels)
-        // Sorted words and keys: the same vocabulary must give the same bytes (and fingerprint) in
-        // every process, or every index run would rewrite the taxonomy.
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let words = String(decoding: try encoder.encode(vocabulary.sorted { $0.word < $1.word }), as: UTF8.self)
+        let words = try Self.checkedVocabularyJSON(labels, vocabulary: vocabulary)
         // Every index run starts by replacing the taxonomy; when nothing changed (the usual case)
         // a fingerprint of the definitions lets it skip rewriting thousands of curve rows.
         let fingerprint = Self.fingerprint(labels, model: model, vocabulary: words)
@@ -123,6 +107,29 @@ extension TagIndex {
             try TaxonomySnapshot.bumpGeneration(db)
             CrashPoints.reach(.taxonomy)
         }
+    }
+
+    /// Checks a taxonomy and its vocabulary (unique identifiers, known parents, no cycle, words
+    /// naming known labels) and returns the vocabulary as stored: JSON, sorted by word.
+    static func checkedVocabularyJSON(_ labels: [LabelDefinition], vocabulary: [VocabularyWord]) throws -> String {
+        let identifiers = Set(labels.map(\.identifier))
+        guard identifiers.count == labels.count else {
+            throw TagIndexError.invalidInput("the taxonomy lists a label identifier twice")
+        }
+        for label in labels {
+            for parent in label.parents where !identifiers.contains(parent) {
+                throw TagIndexError.invalidInput(
+                    "label '\(label.identifier)' names an unknown parent '\(parent)'")
+            }
+        }
+        try Self.checkAcyclic(labels)
+        try VocabularyRules.check(vocabulary, against: labels)
+        // Sorted words and keys: the same vocabulary must give the same bytes (and fingerprint) in
+        // every process, or every index run would rewrite the taxonomy.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let words = String(decoding: try encoder.encode(vocabulary.sorted { $0.word < $1.word }), as: UTF8.self)
+        return words
     }
 
     /// A hash of everything `replaceTaxonomy` stores; fields are separated by bytes that cannot

@@ -176,7 +176,13 @@ struct SearchCommand: AsyncParsableCommand {
         }
         if let precision { query.calibration = .minimumRecall(0, forPrecision: precision) }
         if let recall { query.calibration = .minimumPrecision(0, forRecall: recall) }
-        query.filters.folders += under.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        // A named library's folder (photos:/2023, in a shared PostgreSQL index) is kept as written.
+        query.filters.folders += under.map { folder in
+            guard LibraryRoot.isLibraryPath(folder) else { return URL(fileURLWithPath: folder).standardizedFileURL.path }
+            var kept = folder.hasSuffix(":") ? folder + "/" : folder
+            while kept.hasSuffix("/") && !kept.hasSuffix(":/") { kept.removeLast() }
+            return kept.hasSuffix(":/") ? String(kept.dropLast()) : kept
+        }
         query.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
         if let after { query.filters.modifiedAfter = try Self.day(after, option: "--after") }
         if let before { query.filters.modifiedBefore = try Self.day(before, option: "--before") }

@@ -5,13 +5,15 @@ import TagIndex
 /// `classify-tool show PATH`: what the index knows about one image.
 ///
 /// Usage: `classify-tool show ~/Pictures/beach.jpg --format json`
-struct ShowCommand: ParsableCommand {
+struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show what the index knows about one image.",
         discussion: """
             Prints the size, dates, model, content hash and labels (or why the file
-            failed). Labels you corrected with `classify-tool tag` are marked.
+            failed). Labels you corrected with `classify-tool tag` are marked. In a
+            PostgreSQL index, name a file of a named library by its library path
+            (photos:/2024/beach.jpg).
 
             Examples:
               classify-tool show ~/Pictures/2024/beach.jpg
@@ -24,17 +26,40 @@ struct ShowCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var verbosity: VerbosityOptions
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
+        if let descriptor = database.postgres {
+            // A named library's path (photos:/2024/a.jpg) is kept as written.
+            let stored = LibraryRoot.isLibraryPath(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+            let details: (IndexedImage?, [ImageLabel], [IndexedFace]?, [LabelCorrection])
+            do {
+                let index = try await PostgresIndex.open(descriptor)
+                defer { Task { await index.close() } }
+                details = (
+                    try await index.image(atPath: stored), try await index.labels(forPath: stored), try await index.faces(forPath: stored),
+                    try await index.corrections(forPath: stored))
+            } catch {
+                Terminal.error("error: \(error)")
+                throw ExitCode(ToolExit.failure)
+            }
+            guard let image = details.0 else {
+                Terminal.error("error: \(stored) is not in the index; index its folder with: classify-tool index FOLDER")
+                throw ExitCode(ToolExit.failure)
+            }
+            try render(image, labels: details.1, faces: details.2, corrections: details.3)
+            return
+        }
         let index = try database.open(create: false)
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let image = try index.image(atPath: absolute) else {
             Terminal.error("error: \(absolute) is not in the index; index its folder with: classify-tool index FOLDER")
             throw ExitCode(ToolExit.failure)
         }
-        let labels = try index.labels(forPath: absolute)
-        let faces = try index.faces(forPath: absolute)
-        let corrections = try index.corrections(forPath: absolute)
+        try render(image, labels: try index.labels(forPath: absolute), faces: try index.faces(forPath: absolute), corrections: try index.corrections(forPath: absolute))
+    }
+
+    /// The details of one image, as a table or JSON (the same from either backend).
+    private func render(_ image: IndexedImage, labels: [ImageLabel], faces: [IndexedFace]?, corrections: [LabelCorrection]) throws {
         let added = Dictionary(corrections.filter { $0.kind == .added }.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let removed = corrections.filter { $0.kind == .removed }
         let stamp = ISO8601DateFormatter()

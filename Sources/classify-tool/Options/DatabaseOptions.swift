@@ -6,7 +6,7 @@ import TagIndex
 ///
 /// Usage: `@OptionGroup var database: DatabaseOptions` then `let index = try database.open(create: false)`
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or for search and stats postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
+    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or for index, search, show and stats postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
     var db: String?
 
     /// `$XDG_DATA_HOME/classify-tool/index.sqlite`, or `$HOME/.local/share/classify-tool/index.sqlite`.
@@ -45,7 +45,7 @@ struct DatabaseOptions: ParsableArguments {
     /// Fails, saying so, for a PostgreSQL location in a command that does not open one yet.
     func requireSQLite() throws {
         guard let postgres else { return }
-        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); search, stats and copy do")
+        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); index, search, show, stats and copy do")
         throw ExitCode(ToolExit.failure)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
 
-/// A TagIndex index in PostgreSQL, for searching (index runs on PostgreSQL are not written yet;
-/// `classify-tool copy` fills one from a SQLite index).
+/// A TagIndex index in PostgreSQL, for searching (``PostgresIndexRun`` writes one, with any
+/// number of indexers at once; `classify-tool copy` fills one from a SQLite index).
 ///
 /// Searches take the same language and give the same pages as ``TagIndex/search(_:)-(Query)``
 /// on SQLite: terms resolve against the taxonomy stored in the database, the plan runs in

@@ -16,7 +16,9 @@ import PostgresNIO
 /// Usage: `try await PostgresSchema.migrate(session)`
 enum PostgresSchema {
     /// Identifiers of the migrations, oldest first (those of ``Schema``).
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
+    /// `pg1` is PostgreSQL's own (the work queue of concurrent index runs), named apart so that a
+    /// later shared migration can take the next `vN`.
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "pg1"]
 
     /// `pg_advisory_xact_lock` key of schema changes ("TagIndex" in ASCII).
     static let migrationLock: Int64 = 0x5461_6749_6E64_6578
@@ -112,6 +114,23 @@ enum PostgresSchema {
                 faces BYTEA NOT NULL)
             """,
             "CREATE INDEX image_faces_by_count ON image_faces(face_count)",
+        ]),
+        // Concurrent index runs (see PostgresIndexRun): the walks queue the files that need
+        // reading, workers claim them with leases (SKIP LOCKED), a finished file leaves the queue
+        // in the transaction that writes it. Paths compare bytewise (COLLATE "C") so a library's
+        // range [prefix/, prefix0) is an index range scan whatever the database's locale.
+        ("pg1", [
+            """
+            CREATE TABLE index_queue(
+                path TEXT COLLATE "C" PRIMARY KEY,
+                size BIGINT NOT NULL,
+                mtime BIGINT NOT NULL,
+                claimed_by TEXT,
+                lease_until TIMESTAMPTZ,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                queued_at TIMESTAMPTZ NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX images_by_path_bytes ON images((path COLLATE \"C\"))",
         ]),
     ]
 

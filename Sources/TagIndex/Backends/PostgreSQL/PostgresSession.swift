@@ -147,7 +147,8 @@ public final class PostgresSession: Sendable {
                 : PostgresBackendError.statement(endpoint: endpoint, reason: reason)
         }
         let reason = error.underlying.map { "\($0)" } ?? "\(error.code)"
-        if connecting || error.code == .connectionError || error.code == .serverClosedConnection || error.code == .uncleanShutdown {
+        if connecting || error.code == .connectionError || error.code == .serverClosedConnection || error.code == .uncleanShutdown
+            || error.code == .clientClosedConnection {
             return PostgresBackendError.unreachable(endpoint: endpoint, reason: reason)
         }
         return PostgresBackendError.statement(endpoint: endpoint, reason: reason)
