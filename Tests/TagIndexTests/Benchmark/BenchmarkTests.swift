@@ -24,16 +24,22 @@ import Testing
         #expect(result.searches.singleLabel.count == configuration.singleLabelQueries)
     }
 
-    @Test func smallBenchmarkProducesAReport() async throws {
-        let directory = try TemporaryDirectory()
+    /// A library of `images` with 50 leaves and 25 parents, `queries` single-label searches.
+    static func small(images: Int, queries: Int) -> TagIndexBenchmark.Configuration {
         var configuration = TagIndexBenchmark.Configuration()
-        configuration.imageCount = 2_000
+        configuration.imageCount = images
         configuration.leafCount = 50
         configuration.parentCount = 25
-        configuration.singleLabelQueries = 10
+        configuration.singleLabelQueries = queries
         configuration.booleanQueries = 8
         configuration.facetQueries = 2
-        configuration.facetResultSize = 500
+        configuration.facetResultSize = images / 4
+        return configuration
+    }
+
+    @Test func smallBenchmarkProducesAReport() async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Self.small(images: 2_000, queries: 10)
         let result = try await TagIndexBenchmark(databaseURL: directory.databaseURL, configuration: configuration).run()
         #expect(result.imageCount == 2_000)
         #expect(result.observationCount > 10_000)
@@ -58,21 +64,14 @@ import Testing
     @Test func postgresLegAnswersTheSameSearches() async throws {
         guard PostgresTestServer.isAvailable else { try Test.cancel(PostgresTestServer.skipReason) }
         let directory = try TemporaryDirectory()
-        var configuration = TagIndexBenchmark.Configuration()
-        configuration.imageCount = 1_000
-        configuration.leafCount = 40
-        configuration.parentCount = 20
-        configuration.singleLabelQueries = 6
-        configuration.booleanQueries = 4
-        configuration.facetQueries = 2
-        configuration.facetResultSize = 300
-        let benchmark = TagIndexBenchmark(databaseURL: directory.databaseURL, configuration: configuration)
+        let benchmark = TagIndexBenchmark(databaseURL: directory.databaseURL, configuration: Self.small(images: 1_000, queries: 6))
         let sqlite = try await benchmark.run()
         let postgres = try await benchmark.runOnPostgres(try await PostgresTestServer.freshDatabase())
         #expect(postgres.backend == "PostgreSQL" && postgres.report.contains("TagIndex benchmark, PostgreSQL"))
         #expect(postgres.imageCount == sqlite.imageCount && postgres.observationCount == sqlite.observationCount)
         #expect(postgres.searches.facetResultSizes == sqlite.searches.facetResultSizes)
         #expect(postgres.searches.singleLabel.count == 6 && postgres.searches.facets.count == 2)
+        #expect(postgres.searches.booleanSearch.count == 8)
         #expect(postgres.searches.booleanExamples == sqlite.searches.booleanExamples)
     }
 }
