@@ -7,8 +7,8 @@
 // or fewer, tiles of 16 pixels (one weight vector shared by 16 broadcasts): 16 zmm accumulators
 // either way. Where a tile's windows lie inside the input horizontally, one window row is
 // KW * CIN consecutive floats of the input (and as many consecutive weight rows), so the tile runs
-// with no checks; the stem (3x3 on RGB) gets constant loop bounds. The row's last tile moves left
-// to end at the last such pixel; edge pixels go one at a time with every tap checked. Channels
+// with no checks; the stem (3x3 on RGB) gets constant loop bounds. The row's rest after whole
+// tiles is one narrower tile; edge pixels (padding) go one at a time with every tap checked. Channels
 // past out_channels are masked on load and store; PReLU slopes, if any, apply before the clamp.
 
 #if CLS_HAS_AVX512_VARIANT
@@ -86,9 +86,9 @@ CLS_AVX512 static void pixel(const direct_job *j, int V, int oy, int ox, int o) 
     }
 }
 
-// A row whose interior is narrower than one tile (the small maps of R-Net and O-Net, the last
-// pyramid levels): one tile exactly as wide, so its pixels still share the weight loads and keep
-// several accumulators in flight, instead of one pixel at a time.
+// The rest of a row after its whole tiles, or a row narrower than one tile (the small maps of
+// R-Net and O-Net, the last pyramid levels): one tile exactly as wide, so its pixels still share
+// the weight loads and keep several accumulators in flight.
 #define NARROW_CASE(P) case P: if (V == 2) tile_interior(j, KW, CIN, (P) < 8 ? (P) : 7, 2, oy, ox, o); else tile_interior(j, KW, CIN, P, 1, oy, ox, o); return
 CLS_AVX512 static void narrow_span(const direct_job *j, int V, int oy, int ox, int width, int o) {
     const int KW = j->kernel_w, CIN = j->in_channels;
@@ -110,10 +110,17 @@ CLS_AVX512 void cls_direct_task_avx512(void *context, int task) {
         for (int o = 0; o < j->out_channels; o += 32) {
             const int V = j->out_channels - o > 16 ? 2 : 1;
             for (int ox = 0; ox < x_lo; ox++) pixel(j, V, oy, ox, o);
-            if (x_hi - x_lo < (V == 2 ? 8 : 16)) {
-                narrow_span(j, V, oy, x_lo, x_hi - x_lo, o);
-            } else if (V == 2) DIRECT_INTERIOR_SPAN(tile_interior, pixel, 8, 2);
-            else DIRECT_INTERIOR_SPAN(tile_interior, pixel, 16, 1);
+            // Whole tiles, then one narrower tile for the rest (not a shifted whole tile: on the
+            // detector's 9-to-21-pixel rows that would compute up to half the pixels twice).
+            int ox = x_lo;
+            if (V == 2)
+                for (; ox + 8 <= x_hi; ox += 8) {
+                    if (j->kernel_w == 3 && j->in_channels == 3) tile_interior(j, 3, 3, 8, 2, oy, ox, o);
+                    else tile_interior(j, j->kernel_w, j->in_channels, 8, 2, oy, ox, o);
+                }
+            else
+                for (; ox + 16 <= x_hi; ox += 16) tile_interior(j, j->kernel_w, j->in_channels, 16, 1, oy, ox, o);
+            if (ox < x_hi) narrow_span(j, V, oy, ox, x_hi - ox, o);
             for (int ox = x_hi; ox < j->out_w; ox++) pixel(j, V, oy, ox, o);
         }
     }

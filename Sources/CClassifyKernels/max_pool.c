@@ -2,8 +2,8 @@
 #include "dispatch.h"
 #include "vec.h"
 
-// Max pooling over NHWC maps, 8 channels per vector with a scalar tail; compiled baseline and
-// AVX2 (a memory-bound op: wider vectors would not help). Windows are clipped at the bottom and
+// Max pooling over NHWC maps, 8 channels per vector with a scalar tail, compiled baseline and
+// AVX2; the AVX-512 body (max_pool_avx512.c) masks its last vector instead. Windows are clipped at the bottom and
 // right edges, which is what PyTorch's ceil mode asks of the last row and column.
 
 CLS_INLINE void max_pool_body(const float *input, int in_h, int in_w, int channels, int kernel_h, int kernel_w,
@@ -42,8 +42,17 @@ CLS_AVX2 static void max_pool_avx2(const float *input, int in_h, int in_w, int c
 }
 #endif
 
+void cls_max_pool_avx512(const float *input, int in_h, int in_w, int channels, int kernel_h, int kernel_w,
+                         int stride_h, int stride_w, float *output, int out_h, int out_w);
+
 void cls_max_pool(const float *input, int in_h, int in_w, int channels, int kernel_h, int kernel_w, int stride_h,
                   int stride_w, float *output, int out_h, int out_w) {
+#if CLS_HAS_AVX512_VARIANT
+    if (cls_use_avx512()) {
+        cls_max_pool_avx512(input, in_h, in_w, channels, kernel_h, kernel_w, stride_h, stride_w, output, out_h, out_w);
+        return;
+    }
+#endif
 #if CLS_HAS_AVX2_VARIANT
     if (cls_use_avx2()) {
         max_pool_avx2(input, in_h, in_w, channels, kernel_h, kernel_w, stride_h, stride_w, output, out_h, out_w);

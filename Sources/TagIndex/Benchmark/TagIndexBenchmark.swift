@@ -66,9 +66,9 @@ public struct TagIndexBenchmark: Sendable {
     /// Builds the index, runs the searches and returns the figures.
     ///
     /// ```swift
-    /// let result = try benchmark.run(progress: { print($0) })
+    /// let result = try await benchmark.run(progress: { print($0) })
     /// ```
-    public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> TagIndexBenchmarkResult {
+    public func run(progress: (@Sendable (String) -> Void)? = nil) async throws -> TagIndexBenchmarkResult {
         let library = SyntheticLibrary(configuration: configuration)
         let buildStart = Date()
         let (images, observations) = try build(library, progress: progress)
@@ -76,89 +76,63 @@ public struct TagIndexBenchmark: Sendable {
         progress?(String(format: "built %d images, %d observations in %.1f s", images, observations, buildSeconds))
 
         let index = try TagIndex(url: databaseURL)
-        let counts: [(identifier: String, count: Int)] = try index.database.read { db in
-            try Row.fetchAll(db, sql: "SELECT identifier, image_count FROM labels WHERE image_count > 0 ORDER BY id")
-                .map { ($0[0], $0[1]) }
-        }
-        var random = SyntheticLibrary.Random(state: configuration.seed ^ 0xABCD)
-        let total = counts.reduce(0) { $0 + $1.count }
-        func popularLabel() -> String {
-            var target = Int(random.unit() * Double(total))
-            for (identifier, count) in counts {
-                target -= count
-                if target < 0 { return identifier }
-            }
-            return counts[counts.count - 1].identifier
-        }
-        func measure(_ query: Query) throws -> (milliseconds: Double, page: SearchPage) {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let page = try index.search(query)
-            return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6, page)
-        }
-        // Warm the page cache and the taxonomy like a running tool would be.
-        for _ in 0..<20 { _ = try measure(Query(.word(popularLabel()))) }
-
-        var single: [Double] = []
-        for _ in 0..<configuration.singleLabelQueries {
-            single.append(try measure(Query(.word(popularLabel()))).milliseconds)
-        }
-        progress?("single-label p95 \(LatencySummary(single).p95Text)")
-
-        // The same kind of search with the calibrated high-recall filter, which is what
-        // `classify-tool search` and the gallery apply by default (each label of the term's subtree
-        // with its own threshold). The synthetic taxonomy has curves, so every label has one.
-        var calibrated: [Double] = []
-        for _ in 0..<configuration.singleLabelQueries {
-            var query = Query(.word(popularLabel()))
-            query.calibration = .highRecall
-            calibrated.append(try measure(query).milliseconds)
-        }
-        progress?("single-label high-recall p95 \(LatencySummary(calibrated).p95Text)")
-
-        var boolean: [Double] = [], calibratedBoolean: [Double] = []
-        var booleanExamples: [String] = []
-        for number in 0..<configuration.booleanQueries {
-            let (a, b, c) = (popularLabel(), popularLabel(), popularLabel())
-            let text =
-                switch number % 4 {
-                case 0: "\(a) \(b) -\(c)"
-                case 1: "(\(a) OR \(b)) \(c)"
-                case 2: "\(a) AND \(b) AND \(c)"
-                default: "\(a) OR \(b) OR \(c)"
-                }
-            if number < 4 { booleanExamples.append(text) }
-            boolean.append(try measure(Query(parsing: text)).milliseconds)
-            var query = try Query(parsing: text)
-            query.calibration = .highRecall
-            calibratedBoolean.append(try measure(query).milliseconds)
-        }
-        progress?("boolean p95 \(LatencySummary(boolean).p95Text), high-recall \(LatencySummary(calibratedBoolean).p95Text)")
-
-        let facetLabels = counts.sorted {
-            abs($0.count - configuration.facetResultSize) < abs($1.count - configuration.facetResultSize)
-        }.prefix(max(1, configuration.facetQueries / 2))
-        var facets: [Double] = []
-        var facetSizes: [Int] = []
-        for round in 0..<2 {
-            for label in facetLabels where facets.count < configuration.facetQueries {
-                var query = Query(.word(label.identifier))
-                query.facetCount = 20
-                let (milliseconds, page) = try measure(query)
-                facets.append(milliseconds)
-                if round == 0 { facetSizes.append(page.totalCount) }
-            }
-        }
-        progress?("facets p95 \(LatencySummary(facets).p95Text)")
-
+        let searches = try await workload().run(progress: progress) { try index.search($0) }
         let bytes = ["", "-wal"].compactMap {
             try? FileManager.default.attributesOfItem(atPath: databaseURL.path + $0)[.size] as? Int
         }.reduce(0, +)
         return TagIndexBenchmarkResult(
-            imageCount: images, observationCount: observations, labelCount: counts.count, databaseBytes: bytes,
-            buildSeconds: buildSeconds, singleLabel: LatencySummary(single), booleanSearch: LatencySummary(boolean),
-            calibratedSingleLabel: LatencySummary(calibrated), calibratedBooleanSearch: LatencySummary(calibratedBoolean),
-            facets: LatencySummary(facets), facetResultSizes: facetSizes.sorted(),
-            booleanExamples: booleanExamples)
+            backend: "SQLite", imageCount: images, observationCount: observations, labelCount: searches.labelCount,
+            databaseBytes: bytes, buildSeconds: buildSeconds, searches: searches)
+    }
+
+    /// After ``run(progress:)``: copies the synthetic index into the empty PostgreSQL database
+    /// `target` (as `classify-tool copy` does) and runs the same searches there, drawn from the
+    /// same seed, so the two backends answer the same queries.
+    ///
+    /// ```swift
+    /// let postgres = try await benchmark.runOnPostgres(try PostgresDescriptor(parsing: url))
+    /// ```
+    public func runOnPostgres(_ target: PostgresDescriptor, progress: (@Sendable (String) -> Void)? = nil) async throws -> TagIndexBenchmarkResult {
+        let source = try TagIndex(readingFrom: databaseURL)
+        let session = try await PostgresSession.connect(target)
+        let copyStart = Date()
+        let summary: IndexCopy.Summary
+        do {
+            summary = try await IndexCopy.copy(from: source, to: session, pageSize: 2000)
+            try await session.execute("ANALYZE")
+        } catch {
+            await session.close()
+            throw error
+        }
+        await session.close()
+        let copySeconds = Date().timeIntervalSince(copyStart)
+        progress?(String(format: "copied into PostgreSQL in %.1f s", copySeconds))
+        let index = try await PostgresIndex.open(target)
+        do {
+            let searches = try await workload(counts: labelCounts(source)).run(progress: progress) { try await index.search($0) }
+            let bytes = try await index.databaseBytes()
+            await index.close()
+            return TagIndexBenchmarkResult(
+                backend: "PostgreSQL", imageCount: summary.count(of: "images"), observationCount: summary.count(of: "observations"),
+                labelCount: searches.labelCount, databaseBytes: Int(bytes), buildSeconds: copySeconds, searches: searches)
+        } catch {
+            await index.close()
+            throw error
+        }
+    }
+
+    /// Labels carried by at least one image, with their image counts, in id order.
+    private func labelCounts(_ index: TagIndex) throws -> [(identifier: String, count: Int)] {
+        try index.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT identifier, image_count FROM labels WHERE image_count > 0 ORDER BY id")
+                .map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// The searches, drawn from the built index's label counts.
+    private func workload(counts: [(identifier: String, count: Int)]? = nil) throws -> SearchWorkload {
+        let counts = try counts ?? labelCounts(TagIndex(readingFrom: databaseURL))
+        return try SearchWorkload(counts: counts, configuration: configuration)
     }
 
     private func build(_ library: SyntheticLibrary, progress: (@Sendable (String) -> Void)?) throws -> (Int, Int) {
@@ -229,37 +203,27 @@ public struct LatencySummary: Sendable, Hashable {
     var p95Text: String { String(format: "%.1f ms", p95) }
 }
 
-/// The figures of a ``TagIndexBenchmark`` run.
+/// The figures of a ``TagIndexBenchmark`` run on one backend.
 ///
 /// ```swift
-/// let result = try benchmark.run()
+/// let result = try await benchmark.run()
 /// print(result.report)
 /// ```
 public struct TagIndexBenchmarkResult: Sendable, Hashable {
+    /// "SQLite" or "PostgreSQL".
+    public var backend: String
     /// Images indexed.
     public var imageCount: Int
     /// Stored observation rows (leaves and parents).
     public var observationCount: Int
     /// Labels carried by at least one image.
     public var labelCount: Int
-    /// Size of the database file (and WAL).
+    /// Size of the database file (and WAL), or of the PostgreSQL database.
     public var databaseBytes: Int
-    /// Time to build the synthetic index.
+    /// Time to build the synthetic index (SQLite) or to copy it in (PostgreSQL).
     public var buildSeconds: Double
-    /// First page (50) of a single-label search.
-    public var singleLabel: LatencySummary
-    /// First page of a three-term boolean search.
-    public var booleanSearch: LatencySummary
-    /// First page of a single-label search with the high-recall filter (the tool's default).
-    public var calibratedSingleLabel: LatencySummary
-    /// First page of a three-term boolean search with the high-recall filter.
-    public var calibratedBooleanSearch: LatencySummary
-    /// First page plus 20 facets of a ~100k-result search.
-    public var facets: LatencySummary
-    /// Result-set sizes of the facet searches, ascending.
-    public var facetResultSizes: [Int]
-    /// A few of the boolean queries, to show their shape.
-    public var booleanExamples: [String]
+    /// The search latencies.
+    public var searches: SearchLatencies
 
     /// A printable report with the targets.
     ///
@@ -272,21 +236,25 @@ public struct TagIndexBenchmarkResult: Sendable, Hashable {
                 format: "%@ %5d %9.2f %9.2f %9.2f   p95 <= %.0f ms %@", name.padding(toLength: 28, withPad: " ", startingAt: 0),
                 summary.count, summary.p50, summary.p95, summary.max, target, summary.p95 <= target ? "ok" : "MISSED")
         }
-        let medianFacetSize = facetResultSizes.isEmpty ? 0 : facetResultSizes[facetResultSizes.count / 2]
+        let sizes = searches.facetResultSizes
+        let medianFacetSize = sizes.isEmpty ? 0 : sizes[sizes.count / 2]
+        let build = backend == "SQLite"
+            ? String(format: "build: %.1f s   (target <= 60 s) %@", buildSeconds, buildSeconds <= 60 ? "ok" : "MISSED")
+            : String(format: "copy from SQLite: %.1f s", buildSeconds)
         return [
-            "TagIndex benchmark",
+            "TagIndex benchmark, \(backend)",
             String(
                 format: "library: %d images, %d observations (%.1f per image), %d labels, %.0f MiB",
                 imageCount, observationCount, Double(observationCount) / Double(Swift.max(imageCount, 1)),
                 labelCount, Double(databaseBytes) / 1_048_576),
-            String(format: "build: %.1f s   (target <= 60 s) %@", buildSeconds, buildSeconds <= 60 ? "ok" : "MISSED"),
+            build,
             "search                       count   p50 ms    p95 ms    max ms",
-            row("single label, first page", singleLabel, target: 20),
-            row("3-term boolean, first page", booleanSearch, target: 100),
-            row("single label, high-recall", calibratedSingleLabel, target: 20),
-            row("3-term boolean, high-recall", calibratedBooleanSearch, target: 100),
-            row("facets, ~\(medianFacetSize / 1000)k results", facets, target: 200),
-            "boolean shapes: " + booleanExamples.joined(separator: " | "),
+            row("single label, first page", searches.singleLabel, target: 20),
+            row("3-term boolean, first page", searches.booleanSearch, target: 100),
+            row("single label, high-recall", searches.calibratedSingleLabel, target: 20),
+            row("3-term boolean, high-recall", searches.calibratedBooleanSearch, target: 100),
+            row("facets, ~\(medianFacetSize / 1000)k results", searches.facets, target: 200),
+            "boolean shapes: " + searches.booleanExamples.joined(separator: " | "),
         ].joined(separator: "\n")
     }
 }

@@ -5,6 +5,7 @@ import Testing
 struct LabelledImageSetTests {
     @Test func truthComesFromFolderOrFileName() throws {
         let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
         let files = ["n02099601_1.jpg", "golden_retriever/a.png", "dog/b.jpg", "tabby_12.jpeg", "00042_n02123045_tabby.jpg", "holiday.jpg", "notes.txt"]
         for file in files {
             let url = root.appending(path: file)

@@ -72,6 +72,7 @@ struct TinyModel {
 struct ModelLoadingTests {
     @Test func tinyModelRunsLikeTheReference() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let tiny = TinyModel.make()
         try tiny.write(to: directory)
         let model = try ImageClassifierModel(contentsOf: directory)
@@ -89,6 +90,7 @@ struct ModelLoadingTests {
 
     @Test func missingTensorIsNamed() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         var tiny = TinyModel.make()
         tiny.tensors.removeAll { $0.name == "dw.weight" }
         try tiny.write(to: directory)
@@ -99,6 +101,7 @@ struct ModelLoadingTests {
 
     @Test func wrongShapeIsNamed() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         var tiny = TinyModel.make()
         let index = tiny.tensors.firstIndex { $0.name == "fc.weight" }!
         tiny.tensors[index].shape = [8, 3]
@@ -110,6 +113,7 @@ struct ModelLoadingTests {
 
     @Test func truncatedWeightsAreReported() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         try TinyModel.make().write(to: directory)
         let url = directory.appending(path: "model.safetensors")
         let data = try Data(contentsOf: url)
@@ -126,6 +130,7 @@ struct ModelLoadingTests {
 
     @Test func missingFilesAndNewerFormatsAreReported() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         #expect {
             try ImageClassifierModel(contentsOf: directory)
         } throws: { error in
@@ -152,6 +157,7 @@ struct ModelLoadingTests {
 
     @Test func inconsistentGraphsAreRejected() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         var tiny = TinyModel.make()
         tiny.nodes[3]["inputs"] = ["pw", "nowhere"]
         try tiny.write(to: directory)
@@ -174,6 +180,7 @@ struct ModelLoadingTests {
 
     @Test func concurrentInferencesShareOneModel() async throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let tiny = TinyModel.make(seed: 7)
         try tiny.write(to: directory)
         let model = try ImageClassifierModel(contentsOf: directory)
@@ -202,6 +209,7 @@ struct InputContractTests {
 
     @Test func otherContractsAreRefusedForImagesButRunOnTensors() throws {
         let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         try TinyModel.make().write(to: directory)
         let model = try ImageClassifierModel(contentsOf: directory)
         #expect(model.imageInputProblem?.contains("input contract") == true)

@@ -26,6 +26,7 @@ enum SafeTensorsWriter {
     }
 }
 
+/// A new empty directory under the system temporary folder; callers remove it (`defer`).
 func temporaryDirectory(_ name: String = #function) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appending(path: "classify-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -106,7 +106,7 @@ extension PostgresIndex {
     /// The ids (sorted) of the images `query`'s terms and filters keep, or nil when it keeps all.
     func candidateIDs(_ query: Query) async throws -> [Int64]? {
         guard query.expression != nil || query.filters.needsImageRow else { return nil }
-        let (taxonomy, lookup) = try await PostgresTaxonomy.load(session)
+        let (taxonomy, lookup, _) = try await PostgresTaxonomy.load(session)
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
         let searcher = PostgresSearcher(query: query, taxonomy: taxonomy)

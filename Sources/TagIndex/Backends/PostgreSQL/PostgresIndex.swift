@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import PostgresNIO
 
@@ -17,6 +18,9 @@ import PostgresNIO
 public final class PostgresIndex: Sendable {
     /// The connection searches run on.
     public let session: PostgresSession
+    /// The taxonomy of the last search and its label text index, reused while the stored
+    /// taxonomy generation is unchanged.
+    private let taxonomyCache = Locked<(taxonomy: TaxonomySnapshot, labelText: LabelTextIndex)?>(nil)
 
     private init(session: PostgresSession) {
         self.session = session
@@ -57,7 +61,8 @@ public final class PostgresIndex: Sendable {
     /// Usage: `var query = try Query(parsing: "dog"); query.facetCount = 10; let page = try await index.search(query)`
     public func search(_ query: Query) async throws -> SearchPage {
         try query.checkLimits()
-        let (taxonomy, lookup) = try await PostgresTaxonomy.load(session)
+        let (taxonomy, lookup, labelText) = try await PostgresTaxonomy.load(session, cached: taxonomyCache.withLock { $0 })
+        taxonomyCache.withLock { $0 = (taxonomy, labelText) }
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
         return try await PostgresSearcher(query: query, taxonomy: taxonomy).run(plan, total: Int(total), session)
