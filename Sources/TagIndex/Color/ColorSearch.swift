@@ -40,14 +40,7 @@ extension TagIndex {
                     while next < candidates.count && candidates[next] < id { next += 1 }
                     guard next < candidates.count && candidates[next] == id else { return }
                 }
-                let bytes = RawScan.blob(handle, 1)
-                var score: Float = 0
-                var offset = 0
-                while offset + 4 <= bytes.count {
-                    let distance = LabColor(red: bytes[offset], green: bytes[offset + 1], blue: bytes[offset + 2]).distance(to: target)
-                    score += Float(bytes[offset + 3]) / 255 * max(0, 1 - distance / radius)
-                    offset += 4
-                }
+                let score = Self.colorScore(RawScan.blob(handle, 1), target: target, radius: radius)
                 guard score > 0 else { return }
                 total += 1
                 best.insert(score: min(1, score), id: id)
@@ -56,6 +49,20 @@ extension TagIndex {
             let hits = try searcher.hits(ranked.map { (id: $0.id, score: Double($0.score)) })
             return SearchPage(hits: hits, totalCount: total, page: query.page, limit: query.limit, facets: [])
         }
+    }
+
+    /// How much of an image (its stored dominant colors, 4 bytes each) lies within `radius` of
+    /// `target` in Lab: each color's weight times its closeness. Both backends rank by it.
+    static func colorScore<Bytes: RandomAccessCollection>(_ bytes: Bytes, target: LabColor, radius: Float) -> Float
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        var score: Float = 0
+        var offset = bytes.startIndex
+        while offset + 4 <= bytes.endIndex {
+            let distance = LabColor(red: bytes[offset], green: bytes[offset + 1], blue: bytes[offset + 2]).distance(to: target)
+            score += Float(bytes[offset + 3]) / 255 * max(0, 1 - distance / radius)
+            offset += 4
+        }
+        return score
     }
 
     /// The stored dominant colors of an image, heaviest first (empty when none are stored).

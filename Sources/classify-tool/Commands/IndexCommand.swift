@@ -107,19 +107,7 @@ struct IndexCommand: AsyncParsableCommand {
         // Ctrl-C is taken from here on, before the model loads: the handler's registration is
         // asynchronous, and a SIGINT before it would be lost (SIGINT is ignored meanwhile). One
         // that comes before the run exists cancels the run as soon as it starts.
-        let interruption = Locked(Interruption())
-        let interrupts = InterruptHandler { count in
-            if count == 1 {
-                display.stop()
-                Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
-                interruption.withLock { state in
-                    state.requested = true
-                    state.run?.cancel()
-                }
-            } else {
-                _exit(ToolExit.interrupted)
-            }
-        }
+        let (interruption, interrupts) = takeInterrupts(display)
         defer { interrupts.stop() }
 
         let index = try database.open(create: true)
@@ -152,23 +140,7 @@ struct IndexCommand: AsyncParsableCommand {
             display.setFilesInFolders(count)
         }
         defer { counting.cancel() }
-        let task = Task { try await indexer.run(options) { display.update($0) } }
-        interruption.withLock { state in
-            state.run = task
-            if state.requested { task.cancel() }
-        }
-        let report: FolderIndexer.Report
-        do {
-            report = try await task.value
-        } catch {
-            display.stop()
-            Terminal.error("error: \(error)")
-            throw ExitCode(ToolExit.failure)
-        }
-        display.stop()
-        printSummary(report)
-        if report.interrupted { throw ExitCode(ToolExit.interrupted) }
-        if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
+        try await finish(Task { try await indexer.run(options) { display.update($0) } }, interruption, display)
     }
 
     /// The run on a shared PostgreSQL index, side by side with any other indexers.
@@ -186,19 +158,7 @@ struct IndexCommand: AsyncParsableCommand {
         }
         let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
         let display = ProgressDisplay(enabled: showsProgress)
-        let interruption = Locked(Interruption())
-        let interrupts = InterruptHandler { count in
-            if count == 1 {
-                display.stop()
-                Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
-                interruption.withLock { state in
-                    state.requested = true
-                    state.run?.cancel()
-                }
-            } else {
-                _exit(ToolExit.interrupted)
-            }
-        }
+        let (interruption, interrupts) = takeInterrupts(display)
         defer { interrupts.stop() }
 
         let facesWanted: Bool
@@ -225,7 +185,31 @@ struct IndexCommand: AsyncParsableCommand {
         if Terminal.verbose {
             options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
         }
-        let task = Task { try await indexer.run(options) { display.update($0) } }
+        try await finish(Task { try await indexer.run(options) { display.update($0) } }, interruption, display)
+    }
+
+    /// Ctrl-C for a run: the first cancels it (the files in flight are finished and written), the
+    /// second quits at once. Stop the handler when the run is over.
+    private func takeInterrupts(_ display: ProgressDisplay) -> (Locked<Interruption>, InterruptHandler) {
+        let interruption = Locked(Interruption())
+        let interrupts = InterruptHandler { count in
+            if count == 1 {
+                display.stop()
+                Terminal.note("interrupted: finishing the files in flight (Ctrl-C again to quit at once; the index stays consistent)")
+                interruption.withLock { state in
+                    state.requested = true
+                    state.run?.cancel()
+                }
+            } else {
+                _exit(ToolExit.interrupted)
+            }
+        }
+        return (interruption, interrupts)
+    }
+
+    /// Waits for the run (cancelled at once when Ctrl-C came first), prints its summary and ends
+    /// with its exit status.
+    private func finish(_ task: Task<FolderIndexer.Report, any Error>, _ interruption: Locked<Interruption>, _ display: ProgressDisplay) async throws {
         interruption.withLock { state in
             state.run = task
             if state.requested { task.cancel() }

@@ -81,14 +81,7 @@ extension PostgresIndex {
         var total = 0
         try await forEachBlock(column: "dominant_colors", candidates: try await candidateIDs(query)) { rows in
             for (id, bytes) in rows {
-                let colors = Array(bytes.readableBytesView)
-                var score: Float = 0
-                var offset = 0
-                while offset + 4 <= colors.count {
-                    let distance = LabColor(red: colors[offset], green: colors[offset + 1], blue: colors[offset + 2]).distance(to: target)
-                    score += Float(colors[offset + 3]) / 255 * max(0, 1 - distance / radius)
-                    offset += 4
-                }
+                let score = TagIndex.colorScore(Array(bytes.readableBytesView), target: target, radius: radius)
                 guard score > 0 else { continue }
                 total += 1
                 best.insert(score: min(1, score), id: id)
