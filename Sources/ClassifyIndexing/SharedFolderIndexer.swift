@@ -84,29 +84,29 @@ public struct SharedFolderIndexer: Sendable {
         let jobs = min(ClassificationPipeline.maximumJobs, max(1, options.jobs ?? ProcessInfo.processInfo.activeProcessorCount))
         if jobs > 1 { ComputeThreads.configure(1) }
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await walk(run, options, scan) }
-                for _ in 0..<jobs {
-                    group.addTask {
-                        try await work(run, options, scan) { done, failures, new, updated in
-                            let snapshot = tally.withLock { tally in
-                                tally.progress.done += done
-                                tally.progress.failed += failures.count
-                                tally.report.new += new
-                                tally.report.updated += updated
-                                for failure in failures where tally.report.failures.count < FolderIndexer.failureSampleLimit {
-                                    tally.report.failures.append(failure)
-                                }
-                                let scanned = scan.snapshot()
-                                tally.progress.scanned = scanned.scanned
-                                tally.progress.candidates = scanned.candidates
-                                tally.progress.scanComplete = scanned.complete
-                                tally.progress.elapsed = clock.now - start
-                                return tally.progress
-                            }
-                            progress(snapshot)
-                        }
+            // What each batch (or the walk's unreadable paths) adds to this process's report.
+            let record: @Sendable (Int, [FolderIndexer.Failure], Int, Int) -> Void = { done, failures, new, updated in
+                let snapshot = tally.withLock { tally in
+                    tally.progress.done += done
+                    tally.progress.failed += failures.count
+                    tally.report.new += new
+                    tally.report.updated += updated
+                    for failure in failures where tally.report.failures.count < FolderIndexer.failureSampleLimit {
+                        tally.report.failures.append(failure)
                     }
+                    let scanned = scan.snapshot()
+                    tally.progress.scanned = scanned.scanned
+                    tally.progress.candidates = scanned.candidates
+                    tally.progress.scanComplete = scanned.complete
+                    tally.progress.elapsed = clock.now - start
+                    return tally.progress
+                }
+                progress(snapshot)
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await walk(run, options, scan, problems: record) }
+                for _ in 0..<jobs {
+                    group.addTask { try await work(run, options, scan, finished: record) }
                 }
                 try await group.waitForAll()
             }
@@ -130,7 +130,9 @@ public struct SharedFolderIndexer: Sendable {
 
     /// Walks the roots and queues what needs reading; paths the walk could not use are written
     /// as failures at once.
-    private func walk(_ run: PostgresIndexRun, _ options: Options, _ scan: ScanState) async throws {
+    private func walk(
+        _ run: PostgresIndexRun, _ options: Options, _ scan: ScanState, problems reported: @Sendable (Int, [FolderIndexer.Failure], Int, Int) -> Void
+    ) async throws {
         let worker = run.makeWorker()
         do {
             var walk = ImageFileWalker(
@@ -161,7 +163,13 @@ public struct SharedFolderIndexer: Sendable {
                 }
                 let queued = try await worker.plan(files)
                 let known = problems.filter { options.roots.libraryPath(forLocal: $0.path) != nil }
-                if !known.isEmpty { try await worker.write(known, completing: []) }
+                if !known.isEmpty {
+                    try await worker.write(known, completing: [])
+                    reported(known.count, known.compactMap { entry in
+                        guard case .failed(let failure) = entry else { return nil }
+                        return FolderIndexer.Failure(path: failure.path, stage: failure.stage, reason: failure.reason)
+                    }, 0, 0)
+                }
                 let complete = finished && !Task.isCancelled
                 scan.update { snapshot in
                     snapshot.skipped += skipped
