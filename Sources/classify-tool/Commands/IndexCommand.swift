@@ -25,11 +25,11 @@ struct IndexCommand: AsyncParsableCommand {
 
             --faces also detects faces (Models/mtcnn) and stores them per image:
             search them with faces:N, faces:N+, faces:0 or the word face (person and
-            people also match photos with faces). Faces are slow (about 0.14 s per
-            12-megapixel photo and core, four to five times the classification), so
-            they are off for a new index; an index built with --faces keeps them on
-            later runs until --no-faces. Switching faces on or off classifies every
-            file again.
+            people also match photos with faces). Faces are slow (about 0.1 s per
+            12-megapixel photo and core, four times the classification), so they
+            are off for a new index; an index built with --faces keeps them on later
+            runs until --no-faces. Switching faces on or off classifies every file
+            again.
 
             Ctrl-C stops taking new files, writes what is finished, prints the summary
             so far and exits 130; the next run continues where it stopped. A second
