@@ -9,17 +9,26 @@ import Testing
 extension Reliability {
     /// `search` and `stats` while `index` writes, and two `index` runs on one database.
     @Suite struct Concurrency {
-        /// True when process `pid` holds a flock on `path` (read from /proc/locks, which does not
-        /// disturb the lock the way trying to take it would).
+        /// True when process `pid` holds a flock on `path`, as /proc/locks shows it (read to its end:
+        /// the file reports a size of 0). When the listing does not show it, a non-blocking attempt
+        /// to take the lock decides (it fails only if someone holds it; taken, it is released at once).
         static func holdsLock(pid: pid_t, path: String) -> Bool {
             var info = stat()
-            guard stat(path, &info) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
-            return locks.split(separator: "\n").contains { line in
+            guard stat(path, &info) == 0 else { return false }
+            let listing = FileHandle(forReadingAtPath: "/proc/locks").flatMap { try? $0.readToEnd() }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let listed = listing.split(separator: "\n").contains { line in
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"
                 guard fields.count >= 6, fields[1] == "FLOCK", fields[4] == "\(pid)" else { return false }
                 return fields[5].hasSuffix(":\(info.st_ino)")
             }
+            if listed { return true }
+            let descriptor = open(path, O_RDWR | O_CLOEXEC)
+            guard descriptor >= 0 else { return false }
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+            flock(descriptor, LOCK_UN)
+            return false
         }
 
         @Test(.timeLimit(.minutes(20)))
