@@ -45,6 +45,26 @@ import GRDB
 /// - `image_faces(image_id, face_count, faces)` (v5): the faces found in an image (see
 ///   ``IndexedFace`` and `Faces/FaceStorage.swift`); no row when faces were not looked for.
 enum Schema {
+    /// The statement that writes one image row, replacing what its path held, in either dialect:
+    /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
+    /// the order path, size, mtime, content_hash, width, height, model_id, indexed_at,
+    /// error_stage, error_reason, top_confidence, feature_print, dominant_colors.
+    static func imageUpsert(placeholders: [String], returning: String) -> String {
+        precondition(placeholders.count == 13, "an image row has 13 written columns")
+        return """
+            INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
+                               error_stage, error_reason, top_confidence, feature_print, dominant_colors)
+            VALUES (\(placeholders.joined(separator: ", ")))
+            ON CONFLICT(path) DO UPDATE SET
+                size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
+                width = excluded.width, height = excluded.height, model_id = excluded.model_id,
+                indexed_at = excluded.indexed_at, error_stage = excluded.error_stage,
+                error_reason = excluded.error_reason, top_confidence = excluded.top_confidence,
+                feature_print = excluded.feature_print, dominant_colors = excluded.dominant_colors
+            RETURNING \(returning)
+            """
+    }
+
     /// Identifiers of the migrations, oldest first.
     static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
 

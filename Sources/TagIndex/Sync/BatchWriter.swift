@@ -201,18 +201,7 @@ struct BatchWriter {
         modelID: Int64, errorStage: String?, errorReason: String?, topConfidence: Int?,
         featurePrint: Data?, dominantColors: Data? = nil
     ) throws -> Int64 {
-        let statement = try upsert ?? db.makeStatement(sql: """
-            INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
-                               error_stage, error_reason, top_confidence, feature_print, dominant_colors)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(path) DO UPDATE SET
-                size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
-                width = excluded.width, height = excluded.height, model_id = excluded.model_id,
-                indexed_at = excluded.indexed_at, error_stage = excluded.error_stage,
-                error_reason = excluded.error_reason, top_confidence = excluded.top_confidence,
-                feature_print = excluded.feature_print, dominant_colors = excluded.dominant_colors
-            RETURNING id
-            """)
+        let statement = try upsert ?? db.makeStatement(sql: Schema.imageUpsert(placeholders: Array(repeating: "?", count: 13), returning: "id"))
         upsert = statement
         let arguments: StatementArguments = [
             path, size, Timestamps.microseconds(mtime), hash, width, height, modelID, now,

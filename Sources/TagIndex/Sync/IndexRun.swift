@@ -219,12 +219,7 @@ public final class IndexRun: Sendable {
         } }
         state.withLock { state in
             state.seen.insert(Self.pathKey(file.path))
-            switch resolution {
-            case .classify: break
-            case .touched: state.summary.touched += 1
-            case .moved: state.summary.moved += 1
-            case .copied: state.summary.copied += 1
-            }
+            state.summary.record(resolution)
         }
         return resolution
     }

@@ -35,6 +35,19 @@ public struct RunSummary: Sendable, Hashable, CustomStringConvertible {
     /// Indexed files under the roots that the scan did not see: removed.
     public var removed = 0
 
+    /// Counts a file kept without classifying it (touched, moved or copied); `.classify` counts
+    /// nothing here (it is counted when its result is written).
+    ///
+    /// Usage: `summary.record(.touched)`
+    mutating func record(_ resolution: Resolution) {
+        switch resolution {
+        case .classify: break
+        case .touched: touched += 1
+        case .moved: moved += 1
+        case .copied: copied += 1
+        }
+    }
+
     /// One line for logs and the command-line tool.
     ///
     /// ```swift

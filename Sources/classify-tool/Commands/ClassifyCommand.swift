@@ -74,17 +74,6 @@ struct ClassifyCommand: AsyncParsableCommand {
             count += 1
         })
         if let footer = renderer.footer { Terminal.out(footer) }
-        let skippedCount = skipped.withLock { $0 }
-        if skippedCount > 0 {
-            Terminal.note(Terminal.skippedSummary(skippedCount))
-        }
-        if count == 0 {
-            Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
-            throw ExitCode(ToolExit.failure)
-        }
-        if failures > 0 {
-            Terminal.note("\(failures) of \(count) files failed")
-            throw ExitCode(ToolExit.someFilesFailed)
-        }
+        try Terminal.finishFileRun(count: count, failures: failures, skipped: skipped.withLock { $0 }, paths: paths)
     }
 }

@@ -66,14 +66,6 @@ struct FacesCommand: AsyncParsableCommand {
             count += 1
         }
         if let footer = renderer.footer { Terminal.out(footer) }
-        if skipped > 0 { Terminal.note(Terminal.skippedSummary(skipped)) }
-        if count == 0 {
-            Terminal.error("error: no image files found in \(paths.joined(separator: ", "))")
-            throw ExitCode(ToolExit.failure)
-        }
-        if failures > 0 {
-            Terminal.note("\(failures) of \(count) files failed")
-            throw ExitCode(ToolExit.someFilesFailed)
-        }
+        try Terminal.finishFileRun(count: count, failures: failures, skipped: skipped, paths: paths)
     }
 }

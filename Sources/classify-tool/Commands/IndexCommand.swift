@@ -113,15 +113,7 @@ struct IndexCommand: AsyncParsableCommand {
         let index = try database.open(create: true)
         if database.given == nil { Terminal.note("index: \(database.location.path)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let faceDetector: FaceDetector?
-        if !(try faces ?? IndexVocabulary.hasFaces(stamp: index.installedModel())) {
-            faceDetector = nil
-        } else {
-            do { faceDetector = FaceDetector(model: try FaceDetectorModel.shared()) } catch {
-                Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
-                throw ExitCode(ToolExit.failure)
-            }
-        }
+        let faceDetector = try Self.faceDetector(if: try faces ?? IndexVocabulary.hasFaces(stamp: index.installedModel()))
         let indexer = FolderIndexer(index: index, classifier: classifier, faceDetector: faceDetector)
         var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = batchSize
@@ -171,13 +163,7 @@ struct IndexCommand: AsyncParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        var faceDetector: FaceDetector?
-        if facesWanted {
-            do { faceDetector = FaceDetector(model: try FaceDetectorModel.shared()) } catch {
-                Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
-                throw ExitCode(ToolExit.failure)
-            }
-        }
+        let faceDetector = try Self.faceDetector(if: facesWanted)
         let indexer = SharedFolderIndexer(database: descriptor, classifier: classifier, faceDetector: faceDetector)
         var options = SharedFolderIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.claimSize = claimSize
@@ -186,6 +172,15 @@ struct IndexCommand: AsyncParsableCommand {
             options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
         }
         try await finish(Task { try await indexer.run(options) { display.update($0) } }, interruption, display)
+    }
+
+    /// The shared face detector when faces are wanted; a detector that does not load ends the run.
+    private static func faceDetector(if wanted: Bool) throws -> FaceDetector? {
+        guard wanted else { return nil }
+        do { return FaceDetector(model: try FaceDetectorModel.shared()) } catch {
+            Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
+            throw ExitCode(ToolExit.failure)
+        }
     }
 
     /// Ctrl-C for a run: the first cancels it (the files in flight are finished and written), the

@@ -35,6 +35,20 @@ enum Terminal {
         return "skipped \(files) (no image extension or signature)\(verbose ? "" : "; --verbose lists them")"
     }
 
+    /// The end of a per-file command (`classify`, `faces`): the skipped files' line, then exit 1
+    /// when no image was found, 2 when some files failed.
+    static func finishFileRun(count: Int, failures: Int, skipped: Int, paths: [String]) throws {
+        if skipped > 0 { note(skippedSummary(skipped)) }
+        if count == 0 {
+            error("error: no image files found in \(paths.joined(separator: ", "))")
+            throw ExitCode(ToolExit.failure)
+        }
+        if failures > 0 {
+            note("\(failures) of \(count) files failed")
+            throw ExitCode(ToolExit.someFilesFailed)
+        }
+    }
+
     /// A diagnostic, unless `--quiet`.
     static func note(_ line: String) {
         guard !quiet else { return }

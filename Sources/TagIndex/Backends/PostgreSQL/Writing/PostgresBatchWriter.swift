@@ -115,18 +115,9 @@ struct PostgresBatchWriter {
         binds.append(featurePrint)
         binds.append(dominantColors)
         // xmax is 0 on a row this statement inserted, the updating transaction's id otherwise.
-        let rows = try await session.all("""
-            INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
-                               error_stage, error_reason, top_confidence, feature_print, dominant_colors)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-            ON CONFLICT(path) DO UPDATE SET
-                size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
-                width = excluded.width, height = excluded.height, model_id = excluded.model_id,
-                indexed_at = excluded.indexed_at, error_stage = excluded.error_stage,
-                error_reason = excluded.error_reason, top_confidence = excluded.top_confidence,
-                feature_print = excluded.feature_print, dominant_colors = excluded.dominant_colors
-            RETURNING id, xmax = 0
-            """, binds) { try $0.decode((Int64, Bool).self) }
+        let rows = try await session.all(
+            Schema.imageUpsert(placeholders: (1...13).map { "$\($0)" }, returning: "id, xmax = 0"), binds
+        ) { try $0.decode((Int64, Bool).self) }
         guard let row = rows.first else { throw TagIndexError.invalidInput("\(path) could not be stored") }
         return (row.0, row.1)
     }

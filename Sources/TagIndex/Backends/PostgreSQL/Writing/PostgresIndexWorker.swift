@@ -234,12 +234,7 @@ public final class PostgresIndexWorker {
             return .copied(from: source.1)
         }
         run.state.withLock { state in
-            switch resolution {
-            case .classify: break
-            case .touched: state.summary.touched += 1
-            case .moved: state.summary.moved += 1
-            case .copied: state.summary.copied += 1
-            }
+            state.summary.record(resolution)
         }
         return resolution
     }
