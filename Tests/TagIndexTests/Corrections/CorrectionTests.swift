@@ -99,6 +99,16 @@ import Testing
         var faceted = try Query(parsing: "dog")
         faceted.facetCount = 10
         #expect(try await read.search(faceted).facets.first { $0.identifier == "poodle" }?.count == 2)
+        // Calibrated: the curve-less poodle passes only where a person added it; dog (high
+        // precision 0.85) passes on golden (0.95), poodle1 (0.88) and lab1 (raised to 1 by its poodle).
+        faceted.calibration = .highPrecision
+        let calibratedPage = try await read.search(faceted)
+        #expect(calibratedPage.hits.map(\.path) == ["/lib/a/lab1.png", "/lib/a/golden1.jpg", "/lib/b/poodle1.jpg"])
+        #expect(calibratedPage.facets.first { $0.identifier == "poodle" }?.count == 1)
+        #expect(calibratedPage.facets.first { $0.identifier == "dog" }?.count == 3)
+        var untagged = try Query(parsing: "untagged")
+        untagged.calibration = .highPrecision
+        #expect(try await !read.search(untagged).hits.map(\.path).contains("/lib/a/lab1.png"))
     }
 
     @Test(arguments: Backend.allCases) func userLabelsAreSearchableByExactNameAndPrefix(backend: Backend) async throws {

@@ -311,6 +311,42 @@ import Testing
         #expect(page.facets.map(\.identifier) == ["beach", "outdoor"] && page.facets.map(\.count) == [9, 9])
     }
 
+    /// Names with accents, apostrophes, hyphens and digits, as exact names, free text, phrases and
+    /// prefixes (free text is FTS5 on SQLite, an index in memory on PostgreSQL).
+    @Test(arguments: Backend.allCases) func accentsAndPunctuationInNames(backend: Backend) async throws {
+        let written = try FixtureIndex()
+        try written.index.replaceTaxonomy(FixtureIndex.labels + [
+            LabelDefinition(identifier: "jack-o'-lantern", displayName: "Jack-o'-Lantern", synonyms: ["Café crème", "naïve_bayes"]),
+            LabelDefinition(identifier: "x_ray_tube", displayName: "X-ray tube 2000", synonyms: ["Röntgen_röhre"]),
+            LabelDefinition(identifier: "golden_gate", displayName: "Golden Gate", synonyms: ["bridge"]),
+        ], model: FixtureIndex.model)
+        let odd: [(String, String, Double)] = [
+            ("/o/lantern.jpg", "jack-o'-lantern", 0.9), ("/o/tube.jpg", "x_ray_tube", 0.8), ("/o/gate.jpg", "golden_gate", 0.7),
+        ]
+        try written.index.write(batch: odd.map { path, label, confidence in
+            .classified(ImageClassification(
+                path: path, size: 1, modificationTime: FixtureIndex.epoch, contentHash: path, width: 1, height: 1,
+                model: FixtureIndex.model, observations: [LabelConfidence(identifier: label, confidence: confidence)]))
+        })
+        let fixture = try await BackendIndex.make(backend, copying: written)
+        #expect(try await fixture.paths("\"jack-o'-lantern\"") == ["lantern.jpg"])
+        #expect(try await fixture.paths("\"Café crème\"") == ["lantern.jpg"])
+        #expect(try await fixture.paths("\"CAFÉ CRÈME\"") == ["lantern.jpg"])
+        #expect(try await fixture.paths("naïve_bayes") == ["lantern.jpg"])
+        #expect(try await fixture.paths("crème") == ["lantern.jpg"])
+        #expect(try await fixture.paths("lantern") == ["lantern.jpg"])
+        #expect(try await fixture.paths("lant*") == ["lantern.jpg"])
+        #expect(try await fixture.paths("röntgen") == ["tube.jpg"])
+        #expect(try await fixture.paths("\"x ray\"") == ["tube.jpg"])
+        #expect(try await fixture.paths("2000") == ["tube.jpg"])
+        #expect(try await fixture.paths("200*") == ["tube.jpg"])
+        // `golden` names golden_retriever (a synonym); `gold*` also finds Golden Gate.
+        #expect(try await fixture.paths("golden") == ["golden1.jpg"])
+        #expect(try await fixture.paths("gold*") == ["golden1.jpg", "gate.jpg"])
+        #expect(try await fixture.paths("\"golden gate\"") == ["gate.jpg"])
+        #expect(try await fixture.paths("bridge OR tube -lantern") == ["tube.jpg", "gate.jpg"])
+    }
+
     /// What the index holds about one file, its models and whether it is calibrated.
     @Test(arguments: Backend.allCases) func imageDetailsAndIndexFacts(backend: Backend) async throws {
         let fixture = try await BackendFixture.make(backend)
