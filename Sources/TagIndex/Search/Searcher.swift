@@ -67,19 +67,8 @@ struct Searcher {
         let match = compiler.set(plan)
         let joinsImages = query.filters.needsImageRow || query.sort != .confidence
         let calibratedThresholds = try calibratedThresholdsByLabel()
-        let functionName = "tagindex_passes_\(UInt32.random(in: 0...UInt32.max))"
-        let passes = calibratedThresholds.map { thresholds in
-            DatabaseFunction(functionName, argumentCount: 1, pure: true) { values in
-                guard let data = Data.fromDatabaseValue(values[0]) else { return false }
-                return data.withUnsafeBytes { bytes in
-                    var passed = false
-                    PackedLabels.forEach(bytes) { labelID, best, _ in
-                        if let threshold = thresholds[Int64(labelID)], best >= threshold { passed = true }
-                    }
-                    return passed
-                }
-            }
-        }
+        let passes = calibratedThresholds.map(Self.passesFunction)
+        let functionName = passes?.name ?? ""
         if let passes { db.add(function: passes) }
         defer { if let passes { db.remove(function: passes) } }
 
@@ -168,7 +157,22 @@ struct Searcher {
     /// stores (a parent's confidence aggregates its children's, so it is at least each of
     /// theirs), and `best` is what the postings and the primary-key index carry, so a
     /// calibrated term reads the same compact postings as an uncalibrated one.
-    private func calibratedThresholdsByLabel() throws -> [Int64: Int]? {
+    /// A SQL function (its name unique to this call) of an image's packed labels: whether any
+    /// label reaches its calibrated threshold (`untagged` under a calibrated filter).
+    static func passesFunction(_ thresholds: [Int64: Int]) -> DatabaseFunction {
+        DatabaseFunction("tagindex_passes_\(UInt32.random(in: 0...UInt32.max))", argumentCount: 1, pure: true) { values in
+            guard let data = Data.fromDatabaseValue(values[0]) else { return false }
+            return data.withUnsafeBytes { bytes in
+                var passed = false
+                PackedLabels.forEach(bytes) { labelID, best, _ in
+                    if let threshold = thresholds[Int64(labelID)], best >= threshold { passed = true }
+                }
+                return passed
+            }
+        }
+    }
+
+    func calibratedThresholdsByLabel() throws -> [Int64: Int]? {
         guard query.calibration != nil else { return nil }
         return Self.calibratedThresholds(query, taxonomy, addedLabelIDs: try Corrections.addedLabelIDs(db))
     }

@@ -100,8 +100,12 @@ extension Searcher {
             ?? .all
         var compiler = SQLCompiler(status: query.filters.status, total: total)
         var sql = SQLFragment("SELECT m.image_id FROM (") + compiler.set(plan) + SQLFragment(") AS m")
+        // `untagged` under a calibrated filter: as in `search`, no label reaches its threshold.
+        let passes = try calibratedThresholdsByLabel().map(Self.passesFunction)
+        if let passes { db.add(function: passes) }
+        defer { if let passes { db.remove(function: passes) } }
         if query.filters.needsImageRow {
-            sql += SQLFragment(" CROSS JOIN images AS i ON i.id = m.image_id") + filterConditions(passesFunction: nil)
+            sql += SQLFragment(" CROSS JOIN images AS i ON i.id = m.image_id") + filterConditions(passesFunction: passes?.name)
         }
         sql += SQLFragment(" ORDER BY m.image_id")
         var ids: [Int64] = []

@@ -111,6 +111,28 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
         await #expect(throws: TagIndexError.self) { try await index.similar(toPath: "/sim/f0/small.jpg", query: query) }
     }
 
+    /// `untagged` under a calibrated filter means the same images to a similar-images search as
+    /// to a label search (no label reaches its calibrated threshold), not "no confidence above
+    /// the global threshold".
+    @Test(arguments: Backend.allCases) func calibratedUntaggedIsTheSearchesUntagged(backend: Backend) async throws {
+        let library = try Library()
+        let index = try await library.on(backend)
+        var plain = try Query(parsing: "untagged")
+        plain.limit = 100
+        let plainPaths = Set(try await index.search(plain).hits.map(\.path))
+        var differs = false
+        for calibration in [CalibratedFilter.highPrecision, .highRecall] {
+            var query = plain
+            query.calibration = calibration
+            let untagged = Set(try await index.search(query).hits.map(\.path)).filter { library.prints[$0] != nil }
+            differs = differs || untagged != plainPaths.filter { library.prints[$0] != nil }
+            let probe = "/sim/f1/original.jpg"
+            let similar = Set(try await index.similar(toPath: probe, query: query).hits.map(\.path))
+            #expect(similar == untagged.subtracting([probe]), "\(calibration)")
+        }
+        #expect(differs, "the fixture has images that only a calibrated filter calls untagged (or the reverse)")
+    }
+
     @Test(arguments: Backend.allCases) func combinesWithLabelQueriesAndFilters(backend: Backend) async throws {
         let library = try Library()
         let index = try await library.on(backend)
