@@ -205,7 +205,7 @@ struct PostgresBatchWriter {
 
     /// The corrected labels of content `contentHash` given what the model said of it, or nil when
     /// it has no correction (as `Corrections.correct` in SQLite).
-    private mutating func corrections(_ model: [(labelID: Int64, confidence: Int)], contentHash: String) async throws -> [(labelID: Int64, confidence: Int)]? {
+    mutating func corrections(_ model: [(labelID: Int64, confidence: Int)], contentHash: String) async throws -> [(labelID: Int64, confidence: Int)]? {
         if corrected == nil {
             corrected = try await session.all(
                 "SELECT EXISTS (SELECT 1 FROM corrections) OR EXISTS (SELECT 1 FROM model_labels)"
@@ -227,7 +227,7 @@ struct PostgresBatchWriter {
     }
 
     /// Keeps what the model gave a corrected image (`model` non-nil) or forgets it (nil).
-    private mutating func keepModelLabels(_ model: [(labelID: Int64, confidence: Int)]?, imageID: Int64) async throws {
+    mutating func keepModelLabels(_ model: [(labelID: Int64, confidence: Int)]?, imageID: Int64) async throws {
         guard corrected == true else { return }
         var binds = PostgresBindings()
         binds.append(imageID)
