@@ -35,7 +35,7 @@ struct ClassifyTool: AsyncParsableCommand {
               classify-tool serve --open
             """,
         version: ClassifyVersion.current,
-        subcommands: [ClassifyCommand.self, FacesCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, ServeCommand.self, SimilarBenchCommand.self, IndexBenchCommand.self, FacesBenchCommand.self, CopyCommand.self]
+        subcommands: [ClassifyCommand.self, FacesCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, ServeCommand.self, SimilarBenchCommand.self, IndexBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, CopyCommand.self]
     )
 
     /// Runs the command line; usage errors exit 1 (ArgumentParser's default would be 64).

@@ -18,17 +18,20 @@ struct HostileFolderIndexingTests {
     static let model: ImageClassifierModel = try! ImageClassifierModel(contentsOf: repository.appending(path: "Models/efficientnet-lite0"))
     static let vocabulary = IndexVocabulary(model: model)
 
-    /// A database that already holds the taxonomy (writing it takes seconds in a debug build),
-    /// copied for each test.
-    static let template: URL = {
+    /// The bytes of a database that already holds the taxonomy (writing it takes seconds in a
+    /// debug build), written out for each test; the file it was built in is removed at once.
+    static let template: Data = {
         let url = FileManager.default.temporaryDirectory.appending(path: "hostile-indexing-template-\(UUID().uuidString).sqlite")
+        defer { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
         do {
-            let index = try TagIndex(url: url)
-            try vocabulary.install(into: index)
+            try {
+                let index = try TagIndex(url: url)
+                try vocabulary.install(into: index)
+            }()
+            return try Data(contentsOf: url)
         } catch {
             fatalError("cannot build the template index: \(error)")
         }
-        return url
     }()
 
     let folder: URL
@@ -40,7 +43,7 @@ struct HostileFolderIndexingTests {
         folder = base.appending(path: "photos")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         databaseURL = base.appending(path: "index.sqlite")
-        try FileManager.default.copyItem(at: Self.template, to: databaseURL)
+        try Self.template.write(to: databaseURL)
         index = try TagIndex(url: databaseURL)
     }
 

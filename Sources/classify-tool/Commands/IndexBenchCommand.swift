@@ -26,9 +26,12 @@ struct IndexBenchCommand: AsyncParsableCommand {
     var db: String?
     @Option(help: ArgumentHelp("Also copy the library into this empty PostgreSQL database and search it there.", valueName: "url"))
     var postgres: String?
+    @Flag(help: "The --postgres database already holds this library (an earlier run's copy): search it without copying.")
+    var reusePostgres = false
 
     func validate() throws {
         guard images >= 1000 else { throw ValidationError("--images takes 1000 or more") }
+        if reusePostgres && postgres == nil { throw ValidationError("--reuse-postgres needs --postgres") }
     }
 
     func run() async throws {
@@ -46,7 +49,7 @@ struct IndexBenchCommand: AsyncParsableCommand {
         let result = try await benchmark.run { Terminal.note($0) }
         Terminal.out(result.report)
         if let target {
-            let onPostgres = try await benchmark.runOnPostgres(target) { Terminal.note($0) }
+            let onPostgres = try await benchmark.runOnPostgres(target, copying: !reusePostgres) { Terminal.note($0) }
             Terminal.out("")
             Terminal.out(onPostgres.report)
         }

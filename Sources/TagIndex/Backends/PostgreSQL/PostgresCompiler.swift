@@ -182,3 +182,17 @@ struct PostgresCompiler {
         }
     }
 }
+
+extension MatchPlan {
+    /// Whether every row of ``PostgresCompiler/set(_:)`` has a score: then ordering by score
+    /// needs no NULLS LAST and can follow `observations_by_rank` instead of sorting every row.
+    var scoresAreNeverNull: Bool {
+        switch self {
+        case .labels, .faces: true
+        case .all, .nothing, .not: false
+        case .or(let children): !children.isEmpty && children.allSatisfy(\.scoresAreNeverNull)
+        // The lowest scored operand's score: one operand with a score always gives one.
+        case .and(let children): children.contains { !$0.isNegation && $0.scoresAreNeverNull }
+        }
+    }
+}

@@ -33,14 +33,21 @@ struct PostgresSearcher {
     func run(_ plan: MatchPlan, total: Int, _ session: PostgresSession) async throws -> SearchPage {
         let calibrated = query.calibration == nil ? nil : calibratedThresholds(addedLabelIDs: try await Self.addedLabelIDs(session))
         var compiler = PostgresCompiler(status: query.filters.status, total: total)
-        let resultSet = "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m "
-            + "JOIN images AS i ON i.id = m.image_id" + filterConditions(calibrated: calibrated, &compiler)
+        // As on SQLite: without file filters or an order by file, the plan's rows are the result
+        // (an image with observations is an indexed one), and `images` is read for the page only.
+        let joinsImages = query.filters.needsImageRow || query.sort != .confidence
+        var resultSet = "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m"
+        if joinsImages {
+            resultSet += " JOIN images AS i ON i.id = m.image_id" + filterConditions(calibrated: calibrated, &compiler)
+        }
         // The result set's parameters, before the page's own (a statement must use every one).
         let resultCompiler = compiler
 
         var page = resultSet
         switch query.sort {
-        case .confidence: page += " ORDER BY m.score DESC NULLS LAST, m.image_id DESC"
+        // A plan whose scores are never NULL orders as its index does (PostgreSQL's DESC puts
+        // NULLs first, SQLite's last: the two orders differ only where a score can be NULL).
+        case .confidence: page += plan.scoresAreNeverNull ? " ORDER BY m.score DESC, m.image_id DESC" : " ORDER BY m.score DESC NULLS LAST, m.image_id DESC"
         case .path: page += " ORDER BY i.path COLLATE \"C\", i.id"
         case .date: page += " ORDER BY i.mtime DESC, i.id DESC"
         }
@@ -50,13 +57,21 @@ struct PostgresSearcher {
             let (id, score) = try row.decode((Int64, Int?).self)
             return (id, StorageFormat.confidence(score ?? 0))
         }
-        let count = try await session.all("SELECT COUNT(*) FROM (\(resultSet)) AS r", resultCompiler.binds) { try $0.decode(Int64.self) }
+        var count: Int
         var facets: [Facet] = []
         if query.facetCount > 0 {
-            facets = try await self.facets(resultSet, compiler: resultCompiler, calibrated: calibrated, session)
+            // One pass over the result set gives both the facets and the count.
+            (facets, count) = try await self.facets(resultSet, compiler: resultCompiler, calibrated: calibrated, session)
+        } else if !scored.isEmpty && scored.count < query.limit {
+            count = offset + scored.count
+        } else if case .labels(let label) = plan, label.isSingleRoot, !joinsImages, label.threshold == StorageFormat.floorQuantized {
+            // labels.image_count counts the rows at the floor: exactly this result set.
+            count = label.estimate
+        } else {
+            count = Int(try await session.all("SELECT COUNT(*) FROM (\(resultSet)) AS r", resultCompiler.binds) { try $0.decode(Int64.self) }.first ?? 0)
         }
         return SearchPage(
-            hits: try await Self.hits(scored, session), totalCount: Int(count.first ?? 0), page: query.page, limit: query.limit,
+            hits: try await Self.hits(scored, session), totalCount: count, page: query.page, limit: query.limit,
             facets: facets)
     }
 
@@ -107,34 +122,40 @@ struct PostgresSearcher {
         return conditions.enumerated().map { ($0.offset == 0 ? " WHERE " : " AND ") + $0.element }.joined()
     }
 
-    /// The most frequent passing labels of the whole result set, most frequent first, then by identifier.
-    private func facets(_ resultSet: String, compiler: PostgresCompiler, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> [Facet] {
-        var compiler = compiler
-        let sql: String
-        if let calibrated {
-            let (labels, thresholds) = Self.pairs(calibrated)
-            sql = """
-                SELECT o.label_id, COUNT(*) FROM observations AS o
-                JOIN unnest(\(compiler.bind(labels)), \(compiler.bind(thresholds))) AS c(label_id, threshold)
-                  ON c.label_id = o.label_id AND o.best >= c.threshold
-                WHERE o.image_id IN (SELECT r.image_id FROM (\(resultSet)) AS r) GROUP BY o.label_id
-                """
-        } else {
-            sql = """
-                SELECT o.label_id, COUNT(*) FROM observations AS o
-                WHERE o.image_id IN (SELECT r.image_id FROM (\(resultSet)) AS r)
-                  AND o.best >= \(compiler.bind(Int64(StorageFormat.threshold(query.minimumConfidence)))) GROUP BY o.label_id
-                """
+    /// The most frequent passing labels of the whole result set, most frequent first, then by
+    /// identifier, and the size of the result set.
+    ///
+    /// The result set's packed labels (`image_labels`, one row per image, read by primary key)
+    /// are streamed and counted here, as ``DenseEvaluator`` counts them on SQLite: PostgreSQL
+    /// would otherwise have to find each image's observations in a table ordered by label.
+    private func facets(_ resultSet: String, compiler: PostgresCompiler, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> (facets: [Facet], count: Int) {
+        let threshold = StorageFormat.threshold(query.minimumConfidence)
+        // Per label id, the threshold its `best` must reach to count (calibrated or uniform).
+        let largestID = Int(max(taxonomy.labels.keys.max() ?? 0, calibrated?.keys.max() ?? 0))
+        var thresholds = [Int](repeating: calibrated == nil ? threshold : Int.max, count: largestID + 1)
+        if let calibrated { for (label, value) in calibrated { thresholds[Int(label)] = value } }
+        var counts = [Int](repeating: 0, count: largestID + 1)
+        var images = 0
+        _ = try await session.all(
+            "SELECT l.packed FROM (\(resultSet)) AS r LEFT JOIN image_labels AS l ON l.image_id = r.image_id", compiler.binds
+        ) { row in
+            images += 1
+            guard let packed = try row.decode(ByteBuffer?.self) else { return }
+            packed.readableBytesView.withUnsafeBytes { bytes in
+                PackedLabels.forEach(bytes) { label, best, _ in
+                    if label < thresholds.count, best >= thresholds[label] { counts[label] += 1 }
+                }
+            }
         }
-        let counts = try await session.all(sql, compiler.binds) { try $0.decode((Int64, Int64).self) }
-        return counts
+        let facets = counts.enumerated()
             .compactMap { labelID, count -> Facet? in
-                guard let label = taxonomy.labels[labelID] else { return nil }
-                return Facet(identifier: label.identifier, displayName: label.displayName, count: Int(count))
+                guard count > 0, let label = taxonomy.labels[Int64(labelID)] else { return nil }
+                return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
             }
             .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
             .prefix(query.facetCount)
             .map { $0 }
+        return (facets, images)
     }
 
     /// The hits of scored image ids, in the given order.
