@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import Testing
 @testable import TagIndex
@@ -88,5 +89,61 @@ struct PostgresCorrectionsTests {
             Set(corrections.map { "\($0.contentHash) \($0.identifier) \($0.displayName) \($0.kind) \($0.isUserLabel) \($0.paths)" })
         }
         #expect(strip(try await postgres.corrections()) == strip(try sqlite.corrections()), "\(step)")
+    }
+}
+
+/// A correction and an index run writing a file of the same content at the same time: the
+/// correction waits for the writer's transaction and applies itself to the new row too.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresCorrectionsConcurrencyTests {
+    @Test func aCorrectionWaitsForAWriterAndCoversItsRows() async throws {
+        let fixture = try FixtureIndex()
+        let descriptor = try await PostgresTestServer.freshDatabase()
+        let setup = try await PostgresSession.connect(descriptor)
+        _ = try await IndexCopy.copy(from: fixture.index, to: setup)
+        await setup.close()
+        let postgres = try await PostgresIndex.open(descriptor)
+        defer { Task { await postgres.close() } }
+        let writing = try await PostgresSession.connect(descriptor)
+        defer { Task { await writing.close() } }
+
+        // A writer stores a copy of golden1.jpg (same content) and has not committed yet.
+        let hash = ContentHash.hex(of: Array("/lib/a/golden1.jpg".utf8))
+        try await writing.execute("BEGIN")
+        var writer = PostgresBatchWriter(writing, taxonomy: try TaxonomySnapshot.build(try await PostgresTaxonomy.rows(writing)))
+        try await writer.store(ImageClassification(
+            path: "/lib/copy/golden1.jpg", size: 3_000_000, modificationTime: FixtureIndex.epoch, contentHash: hash,
+            width: 4000, height: 3000, model: FixtureIndex.model,
+            observations: [LabelConfidence(identifier: "golden_retriever", confidence: 0.9), LabelConfidence(identifier: "dog", confidence: 0.95)]))
+        try await writer.flushCounts()
+
+        let finished = Locked(false)
+        let correction = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await postgres.removeLabel("dog", from: ["/lib/a/golden1.jpg"])
+        }
+        // Until the correction waits for the writer's lock (or, were there no lock, ends first).
+        let probe = try await PostgresSession.connect(descriptor)
+        defer { Task { await probe.close() } }
+        var waited = false
+        for _ in 0..<12_000 where !finished.withLock({ $0 }) {  // at most a minute on a busy machine
+            let waiting = try await probe.all(
+                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            ) { try $0.decode(Int64.self) }.first ?? 0
+            if waiting > 0 { waited = true; break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(waited, "the correction waits for the writer")
+        try await writing.execute("COMMIT")
+        let report = try await correction.value
+        #expect(report.outcomes.allSatisfy { $0.failure == nil })
+
+        // Both files of that content lost dog (and its breeds).
+        for path in ["/lib/a/golden1.jpg", "/lib/copy/golden1.jpg"] {
+            let labels = try await postgres.labels(forPath: path).map(\.identifier)
+            #expect(!labels.contains("dog") && !labels.contains("golden_retriever"), "\(path): \(labels)")
+        }
+        #expect(try await postgres.search("dog").hits.allSatisfy { !$0.path.hasSuffix("golden1.jpg") })
+        #expect(try await postgres.labelImageCounts()["dog"] == 3)
     }
 }

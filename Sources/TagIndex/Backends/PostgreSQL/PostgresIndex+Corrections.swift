@@ -4,6 +4,7 @@ import PostgresNIO
 /// Corrections on PostgreSQL, as on SQLite (see `TagIndex+Corrections.swift`): keyed by content,
 /// applied to the stored labels in the same transaction that records them, so search, show and
 /// export see the corrected labels; running the same correction again changes nothing more.
+/// Index runs may write at the same time: see ``PostgresBatchWriter/correctionsLock``.
 extension PostgresIndex {
     /// Adds a label to the images at `paths`, as ``TagIndex/addLabel(_:to:)``.
     ///
@@ -62,7 +63,23 @@ extension PostgresIndex {
     /// Records (or takes back, for a nil `kind`) a correction on `paths` and applies it, in one
     /// transaction.
     private func correct(_ name: String, paths: [String], kind: CorrectionKind?) async throws -> CorrectionReport {
+        // A writer that locked an image row before taking the corrections lock can deadlock with
+        // a correction waiting for that row; the server rolls one back, and the correction runs again.
+        var attempt = 1
+        while true {
+            do {
+                return try await correctOnce(name, paths: paths, kind: kind)
+            } catch where attempt < 5 && PostgresBackendError.recovery(for: error) == .retryTransaction {
+                attempt += 1
+            }
+        }
+    }
+
+    private func correctOnce(_ name: String, paths: [String], kind: CorrectionKind?) async throws -> CorrectionReport {
         try await session.transaction { session in
+            var key = PostgresBindings()
+            key.append(PostgresBatchWriter.correctionsLock)
+            try await session.execute("SELECT pg_advisory_xact_lock($1)", key)
             let taxonomy = try TaxonomySnapshot.build(try await PostgresTaxonomy.rows(session))
             let userLabels = try await session.all("SELECT DISTINCT label FROM corrections WHERE user_label") { try $0.decode(String.self) }
             let label = try Corrections.label(named: name, taxonomy: taxonomy, userLabels: Set(userLabels))

@@ -19,6 +19,8 @@ struct PostgresBatchWriter {
     private let now = Timestamps.microseconds(Date())
     /// Whether corrections exist (read once per transaction: without them a write costs nothing more).
     private var corrected: Bool?
+    /// Set once this transaction holds the corrections lock in shared mode (see ``correctionsLock``).
+    private var sharesCorrectionsLock = false
     /// Set when this transaction created labels (the caller's snapshot is stale after it commits).
     private(set) var createdLabels = false
 
@@ -68,6 +70,7 @@ struct PostgresBatchWriter {
     /// path was new to the index.
     @discardableResult
     mutating func store(_ result: ImageClassification) async throws -> (id: Int64, inserted: Bool) {
+        try await shareCorrectionsLock()
         let model = try await labelIDs(for: result.observations)
         let kept = try await corrections(model, contentHash: result.contentHash)
         let (confidence, best) = BatchWriter.rollUp(kept ?? model, taxonomy: taxonomy)
@@ -86,6 +89,7 @@ struct PostgresBatchWriter {
     /// Writes a failed file (replacing what its path held).
     @discardableResult
     mutating func store(_ failure: ImageFailure) async throws -> (id: Int64, inserted: Bool) {
+        try await shareCorrectionsLock()
         let image = try await upsertImage(
             path: failure.path, size: failure.size, mtime: failure.modificationTime, hash: failure.contentHash,
             width: nil, height: nil, modelID: try await modelID(failure.model), errorStage: failure.stage, errorReason: failure.reason,
@@ -164,6 +168,7 @@ struct PostgresBatchWriter {
 
     /// Deletes images with everything that hangs on them.
     mutating func deleteImages(_ imageIDs: [Int64]) async throws {
+        try await shareCorrectionsLock()
         for id in imageIDs { try await deleteObservations(id) }
         var binds = PostgresBindings()
         binds.append(imageIDs)
@@ -184,6 +189,7 @@ struct PostgresBatchWriter {
     /// Copies the labels, packed labels, model labels and faces of `sourceID` onto `targetID`
     /// (same content, same model).
     mutating func copyObservations(from sourceID: Int64, to targetID: Int64) async throws {
+        try await shareCorrectionsLock()
         try await deleteObservations(targetID)
         var target = PostgresBindings()
         target.append(targetID)
@@ -239,6 +245,23 @@ struct PostgresBatchWriter {
         try await session.execute("""
             INSERT INTO model_labels(image_id, packed) VALUES ($1, $2) ON CONFLICT(image_id) DO UPDATE SET packed = excluded.packed
             """, binds)
+    }
+
+    /// `pg_advisory_xact_lock` key of corrections (the migration lock's plus two): a correction
+    /// (`PostgresIndex.addLabel` and the others) holds it alone while it records and applies
+    /// itself; writers hold it shared from their first write to their commit. So a writer never
+    /// reads the corrections before a correction commits and writes its rows after (the
+    /// correction would be lost on them until the next run), and a correction sees every row a
+    /// writer committed.
+    static let correctionsLock: Int64 = PostgresSchema.migrationLock + 2
+
+    /// Takes the corrections lock in shared mode, once per transaction.
+    private mutating func shareCorrectionsLock() async throws {
+        guard !sharesCorrectionsLock else { return }
+        var key = PostgresBindings()
+        key.append(Self.correctionsLock)
+        try await session.execute("SELECT pg_advisory_xact_lock_shared($1)", key)
+        sharesCorrectionsLock = true
     }
 
     /// Applies the label counts collected by this transaction, locking the rows in id order.
