@@ -7,9 +7,10 @@ import TagIndex
 /// indexers (processes on this machine or others, over the same or overlapping folders).
 ///
 /// One task walks the folders and queues what needs reading (see ``PostgresIndexRun``);
-/// `jobs` workers, each with its own connection, claim a few queued files at a time, read and
-/// hash each once, let the index recognise touched, moved and copied files by their content
-/// hash, classify the rest, and write each batch in the transaction that takes it off the queue.
+/// `jobs` workers, each with its own connection, claim a batch of queued files at a time (32 by
+/// default), read and hash each once, let the index recognise touched, moved and copied files by
+/// their content hash (one look for the whole batch), classify the rest, and write the batch,
+/// one statement per table, in the transaction that takes it off the queue.
 /// The run ends when its walk is done and nothing is left queued under its roots, whoever
 /// queued it: files claimed by indexers that were killed are taken over when their leases
 /// expire. Then files gone from its folders are removed.
@@ -33,7 +34,7 @@ public struct SharedFolderIndexer: Sendable {
         /// `fnmatch` patterns matched against names and full paths.
         public var excludes: [String] = []
         /// Files a worker claims at once (and writes in one transaction).
-        public var claimSize = 4
+        public var claimSize = 32
         /// Walked files are queued this many at a time.
         public var planChunkSize = 256
         /// Leases, patience with server faults, abandoned claims.
@@ -103,6 +104,9 @@ public struct SharedFolderIndexer: Sendable {
                 }
                 progress(snapshot)
             }
+            // Leases stay alive while files are read and classified, however long one takes.
+            let heartbeat = Task { await run.keepClaimsAlive() }
+            defer { heartbeat.cancel() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await walk(run, options, scan, problems: record) }
                 for _ in 0..<jobs {
@@ -212,12 +216,28 @@ public struct SharedFolderIndexer: Sendable {
                     try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
                     continue
                 }
-                var entries: [IndexEntry] = []
-                var processed: [ClaimedFile] = []
+                // Every claimed file is read and hashed first, so one look at the index tells
+                // which of them it already holds (touched, moved, copied); the rest are classified.
+                var read: [(claim: ClaimedFile, file: ReadFile)] = []
                 for claim in claims {
                     if Task.isCancelled { break }
                     try await worker.renewIfDue(claims)
-                    if let entry = try await entry(for: claim, run, worker) { entries.append(entry) }
+                    read.append((claim, self.read(claim, run)))
+                }
+                let hashed = read.compactMap { claim, file -> (claim: ClaimedFile, contentHash: String)? in
+                    if case .bytes(_, let hash) = file { (claim, hash) } else { nil }
+                }
+                var resolutions: [String: Resolution] = [:]
+                for (item, resolution) in zip(hashed, try await worker.resolve(hashed)) { resolutions[item.claim.libraryPath] = resolution }
+                var entries: [IndexEntry] = []
+                var processed: [ClaimedFile] = []
+                for (claim, file) in read {
+                    try await worker.renewIfDue(claims)
+                    switch file {
+                    case .failed(let entry): entries.append(entry)
+                    case .bytes(let bytes, let hash):
+                        if resolutions[claim.libraryPath] == .classify { entries.append(classify(bytes, hash: hash, claim.facts)) }
+                    }
                     processed.append(claim)
                 }
                 let inserted = try await worker.write(entries, completing: processed)
@@ -239,28 +259,36 @@ public struct SharedFolderIndexer: Sendable {
         await worker.close()
     }
 
-    /// What to write for one claimed file: its classification or failure, or nil when the index
-    /// already had its content (touched, moved, copied).
-    private func entry(for claim: ClaimedFile, _ run: PostgresIndexRun, _ worker: PostgresIndexWorker) async throws -> IndexEntry? {
+    /// A claimed file after reading: its bytes and content hash, or the failure to write for it.
+    private enum ReadFile {
+        case bytes([UInt8], hash: String)
+        case failed(IndexEntry)
+    }
+
+    /// Reads and hashes a claimed file, or says why it cannot be indexed.
+    private func read(_ claim: ClaimedFile, _ run: PostgresIndexRun) -> ReadFile {
         let facts = claim.facts
         if claim.attempts > run.settings.maximumAttempts {
             let error = ClassificationError(
                 stage: .read,
                 reason: "indexers stopped \(claim.attempts - 1) times while working on this file (killed or crashed); it is tried again when it changes")
-            return vocabulary.entry(for: error, file: facts, contentHash: nil)
+            return .failed(vocabulary.entry(for: error, file: facts, contentHash: nil))
         }
         let bytes: [UInt8]
         do throws(ImageDecodingError) {
             bytes = try classifier.decoder.readFile(at: URL(fileURLWithPath: facts.path))
         } catch {
-            return vocabulary.entry(for: ClassificationError(error), file: facts, contentHash: nil)
+            return .failed(vocabulary.entry(for: ClassificationError(error), file: facts, contentHash: nil))
         }
         if bytes.count != Int(facts.size) {
             let error = ClassificationError(stage: .read, reason: "the file changed size since it was queued (\(facts.size) -> \(bytes.count) bytes); it will be indexed again on the next run")
-            return vocabulary.entry(for: error, file: facts, contentHash: nil)
+            return .failed(vocabulary.entry(for: error, file: facts, contentHash: nil))
         }
-        let hash = ContentHash.hex(of: bytes)
-        guard try await worker.resolve(claim, contentHash: hash) == .classify else { return nil }
+        return .bytes(bytes, hash: ContentHash.hex(of: bytes))
+    }
+
+    /// The classification (with faces, when they are looked for) or failure of a file's bytes.
+    private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
             let result = try classifier.classify(data: bytes)
             let faces = faceDetector.flatMap { try? $0.detect(data: bytes) }

@@ -10,7 +10,7 @@ import Testing
 ///
 /// The tool runs with COLUMNS=80, so the wrapping does not depend on the terminal.
 @Suite struct HelpTests {
-    static let commands = ["", "classify", "faces", "index", "search", "show", "tag", "export", "stats", "labels", "calibrate", "evaluate", "bench", "similar", "duplicates", "bench-similar", "serve", "bench-index", "bench-faces", "copy"]
+    static let commands = ["", "classify", "faces", "index", "search", "show", "tag", "export", "stats", "labels", "calibrate", "evaluate", "bench", "similar", "duplicates", "bench-similar", "serve", "bench-index", "bench-writers", "bench-faces", "copy"]
     static let directory = Tool.packageRoot.appending(path: "Tests/ClassifyToolTests/Help")
 
     @Test(arguments: commands)

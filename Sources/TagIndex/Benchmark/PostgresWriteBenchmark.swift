@@ -6,7 +6,7 @@ import Foundation
 /// Each round starts an index run (``PostgresIndexRun``) over a folder of synthetic files that
 /// do not exist on disk, queues them all (as a walk would), then lets `writers` workers, each
 /// with its own connection, do what `classify-tool index` workers do after classifying:
-/// claim a batch (`FOR UPDATE SKIP LOCKED`), look each file's content up (``PostgresIndexWorker/resolve(_:contentHash:)``)
+/// claim a batch (`FOR UPDATE SKIP LOCKED`), look the batch's paths and contents up (``PostgresIndexWorker/resolve(_:)``)
 /// and write the batch with its queue rows removed in one transaction
 /// (``PostgresIndexWorker/write(_:completing:)``). The results are what the classifier
 /// would give: 3-4 leaves of Zipf-like popularity over the synthetic taxonomy of
@@ -28,8 +28,8 @@ public struct PostgresWriteBenchmark: Sendable {
         public var imagesPerRound = 20_000
         /// Writer counts, one round each, in this order.
         public var writers = [1, 2, 3, 4]
-        /// Files a worker claims and writes per transaction (`index`'s default).
-        public var batchSize = 4
+        /// Files a worker claims and writes per transaction (`index`'s default, 32).
+        public var batchSize = 32
         /// Seed of the synthetic results.
         public var seed: UInt64 = 42
 
@@ -125,10 +125,9 @@ public struct PostgresWriteBenchmark: Sendable {
             while true {
                 let claims = try await worker.claim(limit: batch)
                 if claims.isEmpty { break }
+                let hashed = claims.map { ($0, String(format: "%016llx%016llx", random.next(), random.next())) }
                 var entries: [IndexEntry] = []
-                for claim in claims {
-                    let hash = String(format: "%016llx%016llx", random.next(), random.next())
-                    guard try await worker.resolve(claim, contentHash: hash) == .classify else { continue }
+                for ((claim, hash), resolution) in zip(hashed, try await worker.resolve(hashed)) where resolution == .classify {
                     entries.append(.classified(result(claim.facts, hash: hash, library: library, weights: weights, model: model, &random)))
                 }
                 try await worker.write(entries, completing: claims)

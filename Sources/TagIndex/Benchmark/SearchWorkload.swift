@@ -18,6 +18,8 @@ struct SearchWorkload: Sendable {
     var calibratedBooleanSearch: [Query] = []
     var facets: [Query] = []
     var booleanExamples: [String] = []
+    /// The text of every boolean search, in order (to name the slowest).
+    var booleanTexts: [String] = []
     /// Distinct labels among `facets` (asked twice each).
     var facetLabelCount = 0
     let labelCount: Int
@@ -55,6 +57,7 @@ struct SearchWorkload: Sendable {
                 default: "\(a) OR \(b) OR \(c)"
                 }
             if number < 4 { booleanExamples.append(text) }
+            booleanTexts.append(text)
             booleanSearch.append(try Query(parsing: text))
             var calibrated = try Query(parsing: text)
             calibrated.calibration = .highRecall
@@ -89,9 +92,15 @@ struct SearchWorkload: Sendable {
         progress?("single-label p95 \(single.p95Text)")
         let calibrated = LatencySummary(try await measure(calibratedSingleLabel).milliseconds)
         progress?("single-label high-recall p95 \(calibrated.p95Text)")
-        let boolean = LatencySummary(try await measure(booleanSearch).milliseconds)
-        let calibratedBoolean = LatencySummary(try await measure(calibratedBooleanSearch).milliseconds)
+        let booleanTimes = try await measure(booleanSearch).milliseconds
+        let boolean = LatencySummary(booleanTimes)
+        let calibratedBooleanTimes = try await measure(calibratedBooleanSearch).milliseconds
+        let calibratedBoolean = LatencySummary(calibratedBooleanTimes)
         progress?("boolean p95 \(boolean.p95Text), high-recall \(calibratedBoolean.p95Text)")
+        for (name, times) in [("boolean", booleanTimes), ("high-recall boolean", calibratedBooleanTimes)] {
+            let slowest = times.indices.sorted { times[$0] > times[$1] }.prefix(3)
+            progress?("  slowest \(name): " + slowest.map { String(format: "%.0f ms %@", times[$0], booleanTexts[$0]) }.joined(separator: " | "))
+        }
         let (facetTimes, facetPages) = try await measure(facets)
         let facetSummary = LatencySummary(facetTimes)
         progress?("facets p95 \(facetSummary.p95Text)")

@@ -48,13 +48,16 @@ enum Schema {
     /// The statement that writes one image row, replacing what its path held, in either dialect:
     /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
     /// the order path, size, mtime, content_hash, width, height, model_id, indexed_at,
-    /// error_stage, error_reason, top_confidence, feature_print, dominant_colors.
-    static func imageUpsert(placeholders: [String], returning: String) -> String {
+    /// error_stage, error_reason, top_confidence, feature_print, dominant_colors. With `source`
+    /// (PostgreSQL: `unnest(...) AS u(...)`), the placeholders are expressions over its rows
+    /// and one statement writes them all.
+    static func imageUpsert(placeholders: [String], from source: String? = nil, returning: String) -> String {
         precondition(placeholders.count == 13, "an image row has 13 written columns")
+        let values = source.map { "SELECT \(placeholders.joined(separator: ", ")) FROM \($0)" } ?? "VALUES (\(placeholders.joined(separator: ", ")))"
         return """
             INSERT INTO images(path, size, mtime, content_hash, width, height, model_id, indexed_at,
                                error_stage, error_reason, top_confidence, feature_print, dominant_colors)
-            VALUES (\(placeholders.joined(separator: ", ")))
+            \(values)
             ON CONFLICT(path) DO UPDATE SET
                 size = excluded.size, mtime = excluded.mtime, content_hash = excluded.content_hash,
                 width = excluded.width, height = excluded.height, model_id = excluded.model_id,

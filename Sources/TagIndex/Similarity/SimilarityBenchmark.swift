@@ -51,10 +51,7 @@ public struct SimilarityBenchmark: Sendable {
         }
         var probe = (0..<3).map { "/bench/d\(($0 * 7_919) % imageCount / 10_000)/\(($0 * 7_919) % imageCount).jpg" }
         for path in probe { _ = try index.similar(toPath: path) }  // warm the page cache
-        probe = (0..<searches).map { number in
-            let id = (number * 104_729 + 13) % imageCount
-            return "/bench/d\(id / 10_000)/\(id).jpg"
-        }
+        probe = probePaths
         var all: [Double] = []
         var copiesFound = 0
         for path in probe {
@@ -83,6 +80,61 @@ public struct SimilarityBenchmark: Sendable {
             imageCount: imageCount, search: LatencySummary(all), folderSearch: LatencySummary(filtered),
             duplicateImageCount: grouped, duplicateMilliseconds: duplicateMilliseconds, duplicateGroups: groups.count,
             expectedGroups: (grouped + 49) / 50, copiesFound: copiesFound, searches: probe.count)
+    }
+
+    /// The images whose neighbours are searched, spread over the library.
+    private var probePaths: [String] {
+        (0..<searches).map { number in
+            let id = (number * 104_729 + 13) % imageCount
+            return "/bench/d\(id / 10_000)/\(id).jpg"
+        }
+    }
+
+    /// After ``run(progress:)``: copies the library into the empty PostgreSQL database `target`
+    /// (as `classify-tool copy` does) and times the same similarity searches there, the prints
+    /// streamed from the server in blocks. Returns the searches over every image and under one
+    /// folder.
+    ///
+    /// ```swift
+    /// let (all, folder) = try await benchmark.runOnPostgres(try PostgresDescriptor(parsing: url))
+    /// ```
+    public func runOnPostgres(_ target: PostgresDescriptor, progress: (@Sendable (String) -> Void)? = nil) async throws -> (search: LatencySummary, folderSearch: LatencySummary) {
+        let session = try await PostgresSession.connect(target)
+        do {
+            let start = Date()
+            _ = try await IndexCopy.copy(from: try TagIndex(readingFrom: databaseURL), to: session, pageSize: 2000)
+            try await session.execute("VACUUM ANALYZE")
+            progress?(String(format: "copied into PostgreSQL in %.1f s", Date().timeIntervalSince(start)))
+        } catch {
+            await session.close()
+            throw error
+        }
+        await session.close()
+        let index = try await PostgresIndex.open(target)
+        do {
+            func milliseconds(_ body: () async throws -> Void) async rethrows -> Double {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try await body()
+                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            }
+            for path in probePaths.prefix(3) { _ = try await index.similar(toPath: path) }  // warm the server's cache
+            var all: [Double] = [], filtered: [Double] = []
+            for path in probePaths {
+                var query = Query()
+                query.limit = 20
+                all.append(try await milliseconds { _ = try await index.similar(toPath: path, query: query) })
+            }
+            progress?("PostgreSQL similar, all images: p95 \(LatencySummary(all).p95Text)")
+            for path in probePaths {
+                let query = try Query(parsing: "under:/bench/d1")
+                filtered.append(try await milliseconds { _ = try await index.similar(toPath: path, query: query) })
+            }
+            await index.close()
+            return (LatencySummary(all), LatencySummary(filtered))
+        } catch {
+            await index.close()
+            throw error
+        }
     }
 
     private func build() throws {

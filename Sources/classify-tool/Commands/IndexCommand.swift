@@ -64,7 +64,7 @@ struct IndexCommand: AsyncParsableCommand {
     var leaseSeconds: Double = 60
     /// Hidden: files a worker claims and writes at once (PostgreSQL).
     @Option(help: ArgumentHelp("Files a worker claims at once (PostgreSQL).", visibility: .hidden))
-    var claimSize = 4
+    var claimSize = 32
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Option(help: ArgumentHelp("Skip names or paths matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
     @Flag(help: "Also index hidden files and folders.") var includeHidden = false

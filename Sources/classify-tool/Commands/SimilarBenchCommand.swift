@@ -4,7 +4,7 @@ import Foundation
 import TagIndex
 
 /// `classify-tool bench-similar`: similarity search and near-duplicate grouping on a synthetic index.
-struct SimilarBenchCommand: ParsableCommand {
+struct SimilarBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-similar",
         abstract: "Measure similarity search and duplicate grouping on a synthetic index.",
@@ -13,11 +13,13 @@ struct SimilarBenchCommand: ParsableCommand {
             planted families of near copies), then times `similar` over all
             images and within one folder, and `duplicates` over 10,000 images.
             With --photos, also times the dominant-color extraction that
-            classification adds, on up to 100 real photos. Build with
-            `swift build -c release` first.
+            classification adds, on up to 100 real photos. With --postgres the
+            library is then copied into that (empty) PostgreSQL database and the
+            same searches are timed there. Build with `swift build -c release` first.
 
-            Example:
+            Examples:
               classify-tool bench-similar --images 100000 --db /tmp/bench.sqlite
+              classify-tool bench-similar --postgres "$(Scripts/dev-postgres start)"
             """)
 
     @Option(help: "Images in the synthetic index.") var images = 100_000
@@ -26,22 +28,31 @@ struct SimilarBenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where to build the index (replaced; default: a temporary file, removed).", valueName: "path"))
     var db: String?
     @Option(help: ArgumentHelp("Also time dominant colors on the photos of this folder.", valueName: "dir")) var photos: String?
+    @Option(help: ArgumentHelp("Also copy the library into this empty PostgreSQL database and time the searches there.", valueName: "url"))
+    var postgres: String?
     @OptionGroup var modelOptions: ModelOptions
 
     func validate() throws {
         guard images >= 100, duplicateImages >= 1, searches >= 1 else { throw ValidationError("--images >= 100, --duplicate-images and --searches >= 1") }
     }
 
-    func run() throws {
+    func run() async throws {
+        let target = try postgres.map { try PostgresDescriptor(parsing: $0) }
         let url = db.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appending(path: "similar-bench-\(UUID().uuidString).sqlite")
         defer {
             if db == nil { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
         }
-        let result = try SimilarityBenchmark(
-            databaseURL: url, imageCount: images, duplicateImageCount: min(duplicateImages, images), searches: searches
-        ).run { Terminal.note($0) }
+        let benchmark = SimilarityBenchmark(
+            databaseURL: url, imageCount: images, duplicateImageCount: min(duplicateImages, images), searches: searches)
+        let result = try benchmark.run { Terminal.note($0) }
         Terminal.out(result.report)
+        if let target {
+            let (all, folder) = try await benchmark.runOnPostgres(target) { Terminal.note($0) }
+            Terminal.out("PostgreSQL:")
+            Terminal.out(String(format: "similar, all images           %5d %9.2f %9.2f %9.2f   p95 <= 150 ms %@", all.count, all.p50, all.p95, all.max, all.p95 <= 150 ? "ok" : "MISSED"))
+            Terminal.out(String(format: "similar, one folder (10k)     %5d %9.2f %9.2f %9.2f", folder.count, folder.p50, folder.p95, folder.max))
+        }
         if let photos { try measureColors(URL(fileURLWithPath: photos, isDirectory: true)) }
     }
 

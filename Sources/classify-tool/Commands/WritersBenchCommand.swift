@@ -27,7 +27,7 @@ struct WritersBenchCommand: AsyncParsableCommand {
     @Option(help: "Files written per round.") var images = 20_000
     @Option(help: ArgumentHelp("Writer counts, one round each.", valueName: "n,n,..."))
     var writers = "1,2,3,4"
-    @Option(help: "Files a worker claims and writes per transaction (index: 4).") var batch = 4
+    @Option(help: "Files a worker claims and writes per transaction (index: 32).") var batch = 32
 
     func validate() throws {
         guard images >= 100 else { throw ValidationError("--images takes 100 or more") }

@@ -111,10 +111,10 @@ struct PostgresCorrectionsConcurrencyTests {
         let hash = ContentHash.hex(of: Array("/lib/a/golden1.jpg".utf8))
         try await writing.execute("BEGIN")
         var writer = PostgresBatchWriter(writing, taxonomy: try TaxonomySnapshot.build(try await PostgresTaxonomy.rows(writing)))
-        try await writer.store(ImageClassification(
+        _ = try await writer.store([.classified(ImageClassification(
             path: "/lib/copy/golden1.jpg", size: 3_000_000, modificationTime: FixtureIndex.epoch, contentHash: hash,
             width: 4000, height: 3000, model: FixtureIndex.model,
-            observations: [LabelConfidence(identifier: "golden_retriever", confidence: 0.9), LabelConfidence(identifier: "dog", confidence: 0.95)]))
+            observations: [LabelConfidence(identifier: "golden_retriever", confidence: 0.9), LabelConfidence(identifier: "dog", confidence: 0.95)]))])
         try await writer.flushCounts()
 
         let finished = Locked(false)

@@ -125,4 +125,30 @@ struct PostgresIndexRunTests {
         #expect(try await walker.plan(files) == 0)
         for worker in [walker, first, second] { await worker.close() }
     }
+
+    /// A claim held while its file takes longer than a lease is renewed by the run's heartbeat,
+    /// and stops being renewed once written. The test waits for a renewal to be seen (however
+    /// slow the machine), not for a time to pass.
+    @Test func theHeartbeatKeepsHeldClaimsAlive() async throws {
+        let descriptor = try await PostgresTestServer.freshDatabase()
+        let run = try await Self.begin(descriptor, lease: .seconds(3))
+        let walker = run.makeWorker(), worker = run.makeWorker()
+        try await walker.plan([FileFacts(path: "/lib/slow.jpg", size: 100, modificationTime: Date(timeIntervalSince1970: 1_700_000_000))])
+        let claims = try await worker.claim(limit: 1)
+        #expect(claims.map(\.libraryPath) == ["lib:/slow.jpg"])
+        let leaseSQL = "SELECT (extract(epoch FROM lease_until) * 1000000)::bigint::text FROM index_queue"
+        let first = try #require(Int64(try await Self.rows(descriptor, leaseSQL).first ?? ""))
+        let heartbeat = Task { await run.keepClaimsAlive() }
+        var renewed = false
+        for _ in 0..<600 where !renewed {
+            try await Task.sleep(for: .milliseconds(100))
+            renewed = (Int64(try await Self.rows(descriptor, leaseSQL).first ?? "") ?? 0) > first
+        }
+        #expect(renewed, "the heartbeat renewed the lease")
+        try await worker.write([Self.entry("slow.jpg", [("dog", 0.9)])], completing: claims)
+        heartbeat.cancel()
+        #expect(run.state.withLock { $0.held.isEmpty }, "a written claim is no longer held")
+        #expect(try await Self.rows(descriptor, "SELECT COUNT(*)::text FROM index_queue") == ["0"])
+        for worker in [walker, worker] { await worker.close() }
+    }
 }

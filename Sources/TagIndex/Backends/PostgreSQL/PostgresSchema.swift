@@ -16,9 +16,10 @@ import PostgresNIO
 /// Usage: `try await PostgresSchema.migrate(session)`
 enum PostgresSchema {
     /// Identifiers of the migrations, oldest first (those of ``Schema``).
-    /// `pg1` is PostgreSQL's own (the work queue of concurrent index runs), named apart so that a
-    /// later shared migration can take the next `vN`.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "pg1"]
+    /// `pg1` and `pg2` are PostgreSQL's own (the work queue of concurrent index runs; the
+    /// covering primary key of observations), named apart so that a later shared migration can
+    /// take the next `vN`.
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "pg1", "pg2"]
 
     /// `pg_advisory_xact_lock` key of schema changes ("TagIndex" in ASCII).
     static let migrationLock: Int64 = 0x5461_6749_6E64_6578
@@ -131,6 +132,15 @@ enum PostgresSchema {
                 queued_at TIMESTAMPTZ NOT NULL DEFAULT now())
             """,
             "CREATE INDEX images_by_path_bytes ON images((path COLLATE \"C\"))",
+        ]),
+        // Boolean searches: a label's rows in image order with their confidences, from the index
+        // alone, so AND and NOT become merge joins of two index-only scans (SQLite's observations
+        // table is this key order with the confidences in it).
+        ("pg2", [
+            """
+            ALTER TABLE observations DROP CONSTRAINT observations_pkey,
+                ADD CONSTRAINT observations_pkey PRIMARY KEY (label_id, image_id) INCLUDE (best)
+            """,
         ]),
     ]
 

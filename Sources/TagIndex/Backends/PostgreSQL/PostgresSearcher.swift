@@ -36,24 +36,43 @@ struct PostgresSearcher {
         // As on SQLite: without file filters or an order by file, the plan's rows are the result
         // (an image with observations is an indexed one), and `images` is read for the page only.
         let joinsImages = query.filters.needsImageRow || query.sort != .confidence
-        var resultSet = "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m"
+        let sortKey = switch query.sort {
+        case .confidence: ""
+        case .path: ", i.path COLLATE \"C\" AS sort_key"
+        case .date: ", i.mtime AS sort_key"
+        }
+        var resultSet = "SELECT m.image_id AS image_id, m.score AS score\(sortKey) FROM (\(compiler.set(plan))) AS m"
         if joinsImages {
             resultSet += " JOIN images AS i ON i.id = m.image_id" + filterConditions(calibrated: calibrated, &compiler)
         }
         // The result set's parameters, before the page's own (a statement must use every one).
         let resultCompiler = compiler
 
-        var page = resultSet
+        // The count: the label's image count for a single term at the floor (labels.image_count
+        // counts exactly those rows, as on SQLite), the facets' pass when there are facets, else
+        // a window over the page's own statement, so the result set is evaluated once.
+        var knownCount: Int? = nil
+        if case .labels(let label) = plan, label.isSingleRoot, !joinsImages, label.threshold == StorageFormat.floorQuantized {
+            knownCount = label.estimate
+        }
+        let countsInPage = knownCount == nil && query.facetCount == 0
+        var page = "SELECT r.image_id, r.score\(countsInPage ? ", COUNT(*) OVER ()" : "") FROM (\(resultSet)) AS r"
         switch query.sort {
         // A plan whose scores are never NULL orders as its index does (PostgreSQL's DESC puts
         // NULLs first, SQLite's last: the two orders differ only where a score can be NULL).
-        case .confidence: page += plan.scoresAreNeverNull ? " ORDER BY m.score DESC, m.image_id DESC" : " ORDER BY m.score DESC NULLS LAST, m.image_id DESC"
-        case .path: page += " ORDER BY i.path COLLATE \"C\", i.id"
-        case .date: page += " ORDER BY i.mtime DESC, i.id DESC"
+        case .confidence: page += " ORDER BY r.score DESC\(plan.scoresAreNeverNull ? "" : " NULLS LAST"), r.image_id DESC"
+        case .path: page += " ORDER BY r.sort_key, r.image_id"
+        case .date: page += " ORDER BY r.sort_key DESC, r.image_id DESC"
         }
         let offset = (query.page - 1) * query.limit
         page += " LIMIT \(compiler.bind(Int64(query.limit))) OFFSET \(compiler.bind(Int64(offset)))"
+        var windowCount: Int? = nil
         let scored = try await session.all(page, compiler.binds) { row -> (id: Int64, score: Double) in
+            if countsInPage {
+                let (id, score, count) = try row.decode((Int64, Int?, Int64).self)
+                windowCount = Int(count)
+                return (id, StorageFormat.confidence(score ?? 0))
+            }
             let (id, score) = try row.decode((Int64, Int?).self)
             return (id, StorageFormat.confidence(score ?? 0))
         }
@@ -62,12 +81,12 @@ struct PostgresSearcher {
         if query.facetCount > 0 {
             // One pass over the result set gives both the facets and the count.
             (facets, count) = try await self.facets(resultSet, compiler: resultCompiler, calibrated: calibrated, session)
+        } else if let known = knownCount ?? windowCount {
+            count = known
         } else if !scored.isEmpty && scored.count < query.limit {
             count = offset + scored.count
-        } else if case .labels(let label) = plan, label.isSingleRoot, !joinsImages, label.threshold == StorageFormat.floorQuantized {
-            // labels.image_count counts the rows at the floor: exactly this result set.
-            count = label.estimate
         } else {
+            // A page past the end: the window had no row to count on.
             count = Int(try await session.all("SELECT COUNT(*) FROM (\(resultSet)) AS r", resultCompiler.binds) { try $0.decode(Int64.self) }.first ?? 0)
         }
         return SearchPage(

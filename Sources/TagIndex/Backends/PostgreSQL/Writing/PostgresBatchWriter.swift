@@ -10,7 +10,7 @@ import PostgresNIO
 /// as one row. Label counts are changed once per transaction, the rows locked in id order, so
 /// concurrent writers never deadlock on them.
 ///
-/// Usage: `var writer = PostgresBatchWriter(session, taxonomy: snapshot); let id = try await writer.store(result); try await writer.flushCounts()`
+/// Usage: `var writer = PostgresBatchWriter(session, taxonomy: snapshot); let rows = try await writer.store(entries); try await writer.flushCounts()`
 struct PostgresBatchWriter {
     let session: PostgresSession
     private(set) var taxonomy: TaxonomySnapshot
@@ -66,64 +66,149 @@ struct PostgresBatchWriter {
         return result
     }
 
-    /// Writes a classified image (replacing what its path held); returns its id and whether the
-    /// path was new to the index.
-    @discardableResult
-    mutating func store(_ result: ImageClassification) async throws -> (id: Int64, inserted: Bool) {
+    /// Writes classified and failed files, each replacing what its path held, with one statement
+    /// per table for the whole batch; returns, per entry, its image id and whether its path was
+    /// new to the index. Paths must be distinct; rows are written in the entries' order (give
+    /// them sorted by path, so concurrent writers lock rows in one order and never deadlock).
+    mutating func store(_ entries: [IndexEntry]) async throws -> [(id: Int64, inserted: Bool)] {
+        guard !entries.isEmpty else { return [] }
         try await shareCorrectionsLock()
-        let model = try await labelIDs(for: result.observations)
-        let kept = try await corrections(model, contentHash: result.contentHash)
-        let (confidence, best) = BatchWriter.rollUp(kept ?? model, taxonomy: taxonomy)
-        let featurePrint = try result.featurePrint.map { ByteBuffer(bytes: try FeaturePrint.encode($0)) }
-        let image = try await upsertImage(
-            path: result.path, size: result.size, mtime: result.modificationTime, hash: result.contentHash,
-            width: result.width, height: result.height, modelID: try await modelID(result.model), errorStage: nil, errorReason: nil,
-            topConfidence: best.values.max(), featurePrint: featurePrint,
-            dominantColors: IndexedColor.encode(result.dominantColors).map { ByteBuffer(bytes: $0) })
-        try await replaceObservations(image.id, confidence: confidence, best: best)
-        try await storeFaces(image.id, result.faces)
-        try await keepModelLabels(kept == nil ? nil : model, imageID: image.id)
-        return image
-    }
+        // Columns of the image rows; '' and -1 stand for NULL (arrays of PostgreSQL's wire
+        // format carry no NULLs here).
+        var paths: [String] = [], sizes: [Int64] = [], times: [Int64] = [], hashes: [String] = []
+        var widths: [Int64] = [], heights: [Int64] = [], models: [Int64] = [], stages: [String] = [], reasons: [String] = []
+        var tops: [Int64] = [], prints: [ByteBuffer] = [], colors: [ByteBuffer] = []
+        // Per entry: the rolled-up labels (nil for a failure), what the model said when a
+        // correction changed it, and the faces.
+        var labels: [(confidence: [Int64: Int], best: [Int64: Int])?] = []
+        var modelLabels: [[(labelID: Int64, confidence: Int)]?] = []
+        var faces: [[IndexedFace]?] = []
+        for entry in entries {
+            switch entry {
+            case .classified(let result):
+                let model = try await labelIDs(for: result.observations)
+                let kept = try await corrections(model, contentHash: result.contentHash)
+                let rolled = BatchWriter.rollUp(kept ?? model, taxonomy: taxonomy)
+                paths.append(result.path)
+                sizes.append(result.size)
+                times.append(Timestamps.microseconds(result.modificationTime))
+                hashes.append(result.contentHash)
+                widths.append(Int64(result.width))
+                heights.append(Int64(result.height))
+                models.append(try await modelID(result.model))
+                stages.append("")
+                reasons.append("")
+                tops.append(Int64(rolled.best.values.max() ?? -1))
+                prints.append(try result.featurePrint.map { ByteBuffer(bytes: try FeaturePrint.encode($0)) } ?? ByteBuffer())
+                colors.append(IndexedColor.encode(result.dominantColors).map { ByteBuffer(bytes: $0) } ?? ByteBuffer())
+                labels.append(rolled)
+                modelLabels.append(kept == nil ? nil : model)
+                faces.append(result.faces)
+            case .failed(let failure):
+                paths.append(failure.path)
+                sizes.append(failure.size)
+                times.append(Timestamps.microseconds(failure.modificationTime))
+                hashes.append(failure.contentHash ?? "")
+                widths.append(-1)
+                heights.append(-1)
+                models.append(try await modelID(failure.model))
+                stages.append(failure.stage)
+                reasons.append(failure.reason.isEmpty ? "no reason given" : failure.reason)
+                tops.append(-1)
+                prints.append(ByteBuffer())
+                colors.append(ByteBuffer())
+                labels.append(nil)
+                modelLabels.append(nil)
+                faces.append(nil)
+            }
+        }
+        guard Set(paths).count == paths.count else { throw TagIndexError.invalidInput("a batch holds the same path twice") }
 
-    /// Writes a failed file (replacing what its path held).
-    @discardableResult
-    mutating func store(_ failure: ImageFailure) async throws -> (id: Int64, inserted: Bool) {
-        try await shareCorrectionsLock()
-        let image = try await upsertImage(
-            path: failure.path, size: failure.size, mtime: failure.modificationTime, hash: failure.contentHash,
-            width: nil, height: nil, modelID: try await modelID(failure.model), errorStage: failure.stage, errorReason: failure.reason,
-            topConfidence: nil, featurePrint: nil, dominantColors: nil)
-        try await deleteObservations(image.id)
-        try await storeFaces(image.id, nil)
-        try await keepModelLabels(nil, imageID: image.id)
-        return image
-    }
-
-    private func upsertImage(
-        path: String, size: Int64, mtime: Date, hash: String?, width: Int?, height: Int?, modelID: Int64,
-        errorStage: String?, errorReason: String?, topConfidence: Int?, featurePrint: ByteBuffer?, dominantColors: ByteBuffer?
-    ) async throws -> (id: Int64, inserted: Bool) {
         var binds = PostgresBindings()
-        binds.append(path)
-        binds.append(size)
-        binds.append(Timestamps.microseconds(mtime))
-        binds.append(hash)
-        binds.append(width.map(Int64.init))
-        binds.append(height.map(Int64.init))
-        binds.append(modelID)
+        for column in [paths, hashes, stages, reasons] as [[String]] { binds.append(column) }
+        for column in [sizes, times, widths, heights, models, tops] as [[Int64]] { binds.append(column) }
+        binds.append(prints)
+        binds.append(colors)
         binds.append(now)
-        binds.append(errorStage)
-        binds.append(errorReason)
-        binds.append(topConfidence.map(Int64.init))
-        binds.append(featurePrint)
-        binds.append(dominantColors)
+        let source = """
+            unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
+                   $9::bigint[], $10::bigint[], $11::bytea[], $12::bytea[]) WITH ORDINALITY
+                AS u(path, hash, stage, reason, size, mtime, width, height, model, top, print, colors, position)
+            ORDER BY u.position
+            """
+        let expressions = [
+            "u.path", "u.size", "u.mtime", "NULLIF(u.hash, '')", "NULLIF(u.width, -1)", "NULLIF(u.height, -1)", "u.model", "$13",
+            "NULLIF(u.stage, '')", "NULLIF(u.reason, '')", "NULLIF(u.top, -1)", "NULLIF(u.print, ''::bytea)", "NULLIF(u.colors, ''::bytea)",
+        ]
         // xmax is 0 on a row this statement inserted, the updating transaction's id otherwise.
-        let rows = try await session.all(
-            Schema.imageUpsert(placeholders: (1...13).map { "$\($0)" }, returning: "id, xmax = 0"), binds
-        ) { try $0.decode((Int64, Bool).self) }
-        guard let row = rows.first else { throw TagIndexError.invalidInput("\(path) could not be stored") }
-        return (row.0, row.1)
+        var written: [String: (id: Int64, inserted: Bool)] = [:]
+        for (path, id, inserted) in try await session.all(
+            Schema.imageUpsert(placeholders: expressions, from: source, returning: "path, id, xmax = 0"), binds,
+            { try $0.decode((String, Int64, Bool).self) })
+        {
+            written[path] = (id, inserted)
+        }
+        let rows = try paths.map { path in
+            guard let row = written[path] else { throw TagIndexError.invalidInput("\(path) could not be stored") }
+            return row
+        }
+
+        // What paths held before goes: labels, packed labels, faces.
+        let replaced = rows.filter { !$0.inserted }.map(\.id)
+        try await deleteObservations(replaced)
+        if !replaced.isEmpty {
+            var ids = PostgresBindings()
+            ids.append(replaced)
+            try await session.execute("DELETE FROM image_faces WHERE image_id = ANY($1::bigint[])", ids)
+        }
+
+        // The new labels and packed labels of every classified file.
+        var observationImages: [Int64] = [], observationLabels: [Int64] = [], bests: [Int64] = [], confidences: [Int64] = []
+        var packedImages: [Int64] = [], packed: [ByteBuffer] = []
+        for (row, rolled) in zip(rows, labels) {
+            guard let rolled, !rolled.best.isEmpty else { continue }
+            let sorted = rolled.best.sorted { $0.key < $1.key }
+            for (labelID, best) in sorted {
+                observationImages.append(row.id)
+                observationLabels.append(labelID)
+                bests.append(Int64(best))
+                confidences.append(Int64(rolled.confidence[labelID] ?? -1))
+                countDeltas[labelID, default: 0] += 1
+            }
+            packedImages.append(row.id)
+            packed.append(ByteBuffer(bytes: PackedLabels.pack(sorted.map { PackedLabels.Entry(labelID: $0.key, best: $0.value, confidence: rolled.confidence[$0.key]) })))
+        }
+        if !packedImages.isEmpty {
+            var insert = PostgresBindings()
+            insert.append(observationImages)
+            insert.append(observationLabels)
+            insert.append(bests)
+            insert.append(confidences)
+            insert.append(packedImages)
+            insert.append(packed)
+            try await session.execute("""
+                WITH stored AS (
+                    INSERT INTO observations(label_id, image_id, best, confidence)
+                    SELECT u.label_id, u.image_id, u.best, NULLIF(u.confidence, -1)
+                    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(image_id, label_id, best, confidence))
+                INSERT INTO image_labels(image_id, packed) SELECT * FROM unnest($5::bigint[], $6::bytea[])
+                """, insert)
+        }
+
+        // Faces, where they were looked for.
+        let withFaces = zip(rows, faces).compactMap { row, faces in faces.map { (row.id, $0) } }
+        if !withFaces.isEmpty {
+            var insert = PostgresBindings()
+            insert.append(withFaces.map(\.0))
+            insert.append(withFaces.map { Int64($0.1.count) })
+            insert.append(withFaces.map { ByteBuffer(bytes: IndexedFace.encode($0.1)) })
+            try await session.execute(
+                "INSERT INTO image_faces(image_id, face_count, faces) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])", insert)
+        }
+        for (row, model) in zip(rows, modelLabels) {
+            try await keepModelLabels(model, imageID: row.id)
+        }
+        return rows
     }
 
     /// Replaces the observations and packed labels of an image (not its row).
@@ -149,20 +234,34 @@ struct PostgresBatchWriter {
 
     /// Deletes an image's observations (found through its packed labels) and packed labels.
     mutating func deleteObservations(_ imageID: Int64) async throws {
+        try await deleteObservations([imageID])
+    }
+
+    /// Deletes the observations (found through their packed labels) and packed labels of images.
+    mutating func deleteObservations(_ imageIDs: [Int64]) async throws {
+        guard !imageIDs.isEmpty else { return }
         var binds = PostgresBindings()
-        binds.append(imageID)
-        let removed = try await session.all("""
-            WITH packed AS (DELETE FROM image_labels WHERE image_id = $1 RETURNING packed)
-            SELECT packed FROM packed
-            """, binds) { try $0.decode(ByteBuffer.self) }
-        guard let packed = removed.first else { return }
-        var labelIDs: [Int64] = []
-        packed.readableBytesView.withUnsafeBytes { bytes in PackedLabels.forEach(bytes) { id, _, _ in labelIDs.append(Int64(id)) } }
-        guard !labelIDs.isEmpty else { return }
-        binds.append(labelIDs)
-        let deleted = try await session.all(
-            "DELETE FROM observations WHERE image_id = $1 AND label_id = ANY($2::bigint[]) RETURNING label_id", binds
-        ) { try $0.decode(Int64.self) }
+        binds.append(imageIDs)
+        let removed = try await session.all(
+            "DELETE FROM image_labels WHERE image_id = ANY($1::bigint[]) RETURNING image_id, packed", binds
+        ) { try $0.decode((Int64, ByteBuffer).self) }
+        var images: [Int64] = [], labels: [Int64] = []
+        for (imageID, packed) in removed {
+            packed.readableBytesView.withUnsafeBytes { bytes in
+                PackedLabels.forEach(bytes) { id, _, _ in
+                    images.append(imageID)
+                    labels.append(Int64(id))
+                }
+            }
+        }
+        guard !images.isEmpty else { return }
+        var pairs = PostgresBindings()
+        pairs.append(images)
+        pairs.append(labels)
+        let deleted = try await session.all("""
+            DELETE FROM observations AS o USING unnest($1::bigint[], $2::bigint[]) AS d(image_id, label_id)
+            WHERE o.label_id = d.label_id AND o.image_id = d.image_id RETURNING o.label_id
+            """, pairs) { try $0.decode(Int64.self) }
         for labelID in deleted { countDeltas[labelID, default: 0] -= 1 }
     }
 
@@ -173,17 +272,6 @@ struct PostgresBatchWriter {
         var binds = PostgresBindings()
         binds.append(imageIDs)
         try await session.execute("DELETE FROM images WHERE id = ANY($1::bigint[])", binds)
-    }
-
-    /// Replaces the faces of an image; nil removes them (not looked for).
-    func storeFaces(_ imageID: Int64, _ faces: [IndexedFace]?) async throws {
-        var binds = PostgresBindings()
-        binds.append(imageID)
-        try await session.execute("DELETE FROM image_faces WHERE image_id = $1", binds)
-        guard let faces else { return }
-        binds.append(Int64(faces.count))
-        binds.append(ByteBuffer(bytes: IndexedFace.encode(faces)))
-        try await session.execute("INSERT INTO image_faces(image_id, face_count, faces) VALUES ($1, $2, $3)", binds)
     }
 
     /// Copies the labels, packed labels, model labels and faces of `sourceID` onto `targetID`

@@ -62,6 +62,8 @@ public final class PostgresIndexRun: Sendable {
         var modelID: Int64
         var finished = false
         var workers = 0
+        /// The claims this process's workers hold: library path -> worker name.
+        var held: [String: String] = [:]
     }
     let state: Locked<State>
 
@@ -112,6 +114,46 @@ public final class PostgresIndexRun: Sendable {
         defer { Task { await session.close() } }
         guard try await session.all("SELECT to_regclass('meta') IS NOT NULL") { try $0.decode(Bool.self) }.first == true else { return nil }
         return try await session.all("SELECT value FROM meta WHERE key = 'taxonomy_model'") { try $0.decode(String?.self) }.first ?? nil
+    }
+
+    /// Renews the leases of every claim this process's workers hold, every third of the lease,
+    /// on a connection of its own, until the surrounding task is cancelled: a file that takes
+    /// longer than a lease to read and classify stays claimed (workers also renew between
+    /// files), and the leases of a process that dies run out. A failed renewal is tried again
+    /// at the next beat.
+    ///
+    /// Usage: `let heartbeat = Task { await run.keepClaimsAlive() }; defer { heartbeat.cancel() }`
+    public func keepClaimsAlive() async {
+        let session = ReconnectingSession(descriptor, patience: settings.lease / 3)
+        let lease = settings.lease.components
+        let seconds = Double(lease.seconds) + Double(lease.attoseconds) * 1e-18
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: settings.lease / 3)
+            } catch {
+                break
+            }
+            let held = state.withLock { $0.held }.sorted { $0.key < $1.key }
+            guard !held.isEmpty else { continue }
+            var binds = PostgresBindings()
+            binds.append(seconds)
+            binds.append(held.map(\.key))
+            binds.append(held.map(\.value))
+            _ = try? await session.run { session in
+                try await session.execute("""
+                    UPDATE index_queue AS q SET lease_until = now() + make_interval(secs => $1)
+                    FROM unnest($2::text[], $3::text[]) AS c(path, worker) WHERE q.path = c.path AND q.claimed_by = c.worker
+                    """, binds)
+            }
+        }
+        await session.close()
+    }
+
+    /// Notes claims taken (`name` non-nil) or given up by a worker, for ``keepClaimsAlive()``.
+    func hold(_ paths: [String], by name: String?) {
+        state.withLock { state in
+            for path in paths { state.held[path] = name }
+        }
     }
 
     /// A worker with its own connection (use it from one task).

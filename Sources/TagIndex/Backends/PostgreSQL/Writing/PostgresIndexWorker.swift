@@ -110,6 +110,7 @@ public final class PostgresIndexWorker {
                 """, binds) { try $0.decode((String, Int64, Int64, Int).self) }
         }
         lastRenewal = .now
+        run.hold(rows.map(\.0), by: name)
         return rows.compactMap { path, size, mtime, attempts in
             guard let local = run.roots.localPath(forLibrary: path) else { return nil }
             return ClaimedFile(facts: FileFacts(path: local, size: size, modificationTime: Timestamps.date(mtime)), libraryPath: path, attempts: attempts)
@@ -137,6 +138,7 @@ public final class PostgresIndexWorker {
     /// Usage: `try await worker.release(claims)`
     public func release(_ claims: [ClaimedFile]) async throws {
         guard !claims.isEmpty else { return }
+        run.hold(claims.map(\.libraryPath), by: nil)
         var binds = PostgresBindings()
         binds.append(name)
         binds.append(claims.map(\.libraryPath))
@@ -161,6 +163,31 @@ public final class PostgresIndexWorker {
                 """, binds) { try $0.decode((Int64, Double?).self) }.first
         }
         return (Int(row?.0 ?? 0), row?.1)
+    }
+
+    /// ``resolve(_:contentHash:)`` for a batch: one look at the index finds the claims whose
+    /// path or content (from this run's model) it already holds; only those are resolved one by
+    /// one, in their own transactions, and the rest are new content to classify.
+    ///
+    /// Usage: `let resolutions = try await worker.resolve(zip(claims, hashes).map { ($0, $1) })`
+    public func resolve(_ claims: [(claim: ClaimedFile, contentHash: String)]) async throws -> [Resolution] {
+        guard !claims.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(claims.map(\.claim.libraryPath))
+        binds.append(claims.map(\.contentHash))
+        binds.append(run.state.withLock { $0.modelID })
+        let known = Set(try await session.run { session in
+            try await session.all("""
+                SELECT path FROM images WHERE path = ANY($1::text[])
+                UNION SELECT u.path FROM unnest($1::text[], $2::text[]) AS u(path, hash)
+                      WHERE EXISTS (SELECT 1 FROM images AS i WHERE i.content_hash = u.hash AND i.model_id = $3)
+                """, binds) { try $0.decode(String.self) }
+        })
+        var resolutions: [Resolution] = []
+        for (claim, hash) in claims {
+            resolutions.append(known.contains(claim.libraryPath) ? try await resolve(claim, contentHash: hash) : .classify)
+        }
+        return resolutions
     }
 
     /// Looks for the claimed content in the index before classifying it, as
@@ -272,15 +299,19 @@ public final class PostgresIndexWorker {
         rest.append(claims.map(\.libraryPath))
         let (inserted, updatedTaxonomy) = try await session.transaction { session -> ([Bool], TaxonomySnapshot?) in
             var writer = PostgresBatchWriter(session, taxonomy: taxonomy)
+            // A path given twice is written once, with its last entry; its first entry reports
+            // whether the path was new, the later ones that it was not.
+            var last: [String: Int] = [:]
+            for index in stored.indices { last[stored[index].path] = index }
+            let written = order.filter { last[stored[$0].path] == $0 }
+            var newPaths: [String: Bool] = [:]
+            for (index, row) in zip(written, try await writer.store(written.map { stored[$0] })) { newPaths[stored[index].path] = row.inserted }
             var inserted = [Bool](repeating: false, count: stored.count)
-            for index in order {
-                switch stored[index] {
-                case .classified(let result): inserted[index] = try await writer.store(result).inserted
-                case .failed(let failure): inserted[index] = try await writer.store(failure).inserted
-                }
-                CrashPoints.reach(.entryWritten)
+            var reported = Set<String>()
+            for index in stored.indices where reported.insert(stored[index].path).inserted {
+                inserted[index] = newPaths[stored[index].path] ?? false
             }
-            try await writer.flushCounts()
+            CrashPoints.reach(.entryWritten)
             if !claims.isEmpty {
                 try await session.execute("""
                     DELETE FROM index_queue AS q USING unnest($2::text[], $3::bigint[], $4::bigint[]) AS c(path, size, mtime)
@@ -289,9 +320,13 @@ public final class PostgresIndexWorker {
                 try await session.execute(
                     "UPDATE index_queue SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = $1 AND path = ANY($2::text[])", rest)
             }
+            // Label counts last: their rows are the ones every writer updates, so they stay locked
+            // only until the commit that follows.
+            try await writer.flushCounts()
             return (inserted, writer.createdLabels ? writer.taxonomy : nil)
         }
         CrashPoints.reach(.batchCommitted)
+        run.hold(claims.map(\.libraryPath), by: nil)
         run.state.withLock { state in
             if let updatedTaxonomy { state.taxonomy = updatedTaxonomy }
             for entry in stored {
