@@ -28,6 +28,19 @@ struct ExportRecordBuilder {
         var isUserLabel: Bool
     }
 
+    /// The statement that reads the ``StoredImage`` columns, in their order, of the images
+    /// `condition` (which may order and limit them) keeps: the same text in both dialects.
+    static func selection(where condition: String) -> String {
+        """
+        SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
+               m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
+        FROM images AS i LEFT JOIN models AS m ON m.id = i.model_id
+        LEFT JOIN image_labels AS il ON il.image_id = i.id
+        LEFT JOIN image_faces AS f ON f.image_id = i.id
+        WHERE \(condition)
+        """
+    }
+
     let taxonomy: TaxonomySnapshot
     let filter: CalibratedFilter?
     private var routes: [Int64: [[String]]] = [:]

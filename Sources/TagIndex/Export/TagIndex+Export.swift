@@ -54,14 +54,7 @@ struct ExportReader {
     func records(where condition: String, _ arguments: StatementArguments) throws -> [ExportRecord] {
         let rows = try Row.fetchAll(
             db,
-            sql: """
-                SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
-                       m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
-                FROM images AS i LEFT JOIN models AS m ON m.id = i.model_id
-                LEFT JOIN image_labels AS il ON il.image_id = i.id
-                LEFT JOIN image_faces AS f ON f.image_id = i.id
-                WHERE \(condition)
-                """,
+            sql: ExportRecordBuilder.selection(where: condition),
             arguments: arguments)
         let corrections = try db.cachedStatement(sql: "SELECT label, added, user_label FROM corrections WHERE content_hash = ?")
         var builder = ExportRecordBuilder(taxonomy: taxonomy, filter: filter)

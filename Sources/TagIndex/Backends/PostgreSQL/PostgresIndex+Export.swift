@@ -46,14 +46,7 @@ extension PostgresIndex {
     /// The records of one block of images (`condition` orders and limits them), with the
     /// corrections of their contents read in one more statement.
     private func exportBlock(where condition: String, _ binds: PostgresBindings, _ builder: inout ExportRecordBuilder) async throws -> [ExportRecord] {
-        let images = try await session.all("""
-            SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
-                   m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
-            FROM images AS i LEFT JOIN models AS m ON m.id = i.model_id
-            LEFT JOIN image_labels AS il ON il.image_id = i.id
-            LEFT JOIN image_faces AS f ON f.image_id = i.id
-            WHERE \(condition)
-            """, binds) { row in
+        let images = try await session.all(ExportRecordBuilder.selection(where: condition), binds) { row in
             let (path, size, mtime, indexedAt, width, height, hash, modelName, modelVersion, stage, reason, packed, faces) = try row.decode(
                 (String, Int64, Int64, Int64, Int?, Int?, String?, String?, String?, String?, String?, ByteBuffer?, ByteBuffer?).self)
             return ExportRecordBuilder.StoredImage(
