@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "TagIndexTests",
             dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]),
-        .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing"]),
+        .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing", "ClassifyTestSupport"]),
         // Sidecars read back with exiftool (skipped with a message where it is not installed).
         .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         // Routes in-process (HummingbirdTesting, no sockets) on generated photos; Browser/ drives a

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Classify
 import ClassifySupport
 import Foundation
@@ -14,6 +15,8 @@ import Testing
 /// that are not images are counted and named, never silently dropped.
 @Suite(.serialized)
 struct ByteNameIndexingTests {
+    /// Removed when the test ends.
+    let scratch: ScratchFolder
     let folder: URL
     let index: TagIndex
     let indexer: FolderIndexer
@@ -23,8 +26,8 @@ struct ByteNameIndexingTests {
     static let newlineCoffee = Array("new\nline\tcup.jpg".utf8)
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appending(path: "indexer-bytes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        scratch = try ScratchFolder("indexer-bytes")
+        folder = scratch.url
         let photos = FolderIndexerTests.photos
         index = try TagIndex.inMemory()
         indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: FolderIndexerTests.model))

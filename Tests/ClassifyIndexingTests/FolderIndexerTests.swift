@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Classify
 import Foundation
 import TagIndex
@@ -12,12 +13,15 @@ struct FolderIndexerTests {
     static let photos = repository.appending(path: "Tests/ClassifyTests/Fixtures/photos")
     static let model: ImageClassifierModel = try! ImageClassifierModel(contentsOf: repository.appending(path: "Models/efficientnet-lite0"))
 
+    /// Removed when the test ends.
+    let scratch: ScratchFolder
     let folder: URL
     let index: TagIndex
     let indexer: FolderIndexer
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appending(path: "indexer-\(UUID().uuidString)")
+        scratch = try ScratchFolder("indexer")
+        folder = scratch.url
         try FileManager.default.createDirectory(at: folder.appending(path: "nested"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.photos.appending(path: "cat-chelsea.jpg"), to: folder.appending(path: "cat.jpg"))
         try FileManager.default.copyItem(at: Self.photos.appending(path: "coffee-cup.jpg"), to: folder.appending(path: "nested/coffee.jpg"))

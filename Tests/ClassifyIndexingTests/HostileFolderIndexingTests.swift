@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Classify
 import Foundation
 import Testing
@@ -34,12 +35,15 @@ struct HostileFolderIndexingTests {
         }
     }()
 
+    /// Removed when the test ends.
+    let scratch: ScratchFolder
     let folder: URL
     let index: TagIndex
     let databaseURL: URL
 
     init() throws {
-        let base = FileManager.default.temporaryDirectory.appending(path: "hostile-indexing-\(UUID().uuidString)")
+        scratch = try ScratchFolder("hostile-indexing")
+        let base = scratch.url
         folder = base.appending(path: "photos")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         databaseURL = base.appending(path: "index.sqlite")

@@ -75,6 +75,7 @@ public struct PostgresWriteBenchmark: Sendable {
         let labels = library.labels()
         let model = ModelStamp(name: "bench-writers", version: "1")
         let session = "\(UInt32.random(in: 0...UInt32.max))"
+        let pool = Self.pool(seed: configuration.seed)
         var rounds: [Round] = []
         for (number, writers) in configuration.writers.enumerated() {
             let folder = "/bench-writers/\(session)/round-\(number + 1)-\(writers)"
@@ -96,7 +97,7 @@ public struct PostgresWriteBenchmark: Sendable {
             let written = try await withThrowingTaskGroup(of: Int.self) { group in
                 for writer in 0..<writers {
                     let seed = configuration.seed &+ UInt64(number * 64 + writer)
-                    group.addTask { try await Self.write(run, library: library, labels: labels, model: model, batch: configuration.batchSize, seed: seed) }
+                    group.addTask { try await Self.write(run, library: library, model: model, pool: pool, batch: configuration.batchSize, seed: seed) }
                 }
                 return try await group.reduce(0, +)
             }
@@ -115,7 +116,7 @@ public struct PostgresWriteBenchmark: Sendable {
 
     /// One worker: claims, resolves and writes batches until the queue is empty; returns the files it wrote.
     private static func write(
-        _ run: PostgresIndexRun, library: SyntheticLibrary, labels: [LabelDefinition], model: ModelStamp, batch: Int, seed: UInt64
+        _ run: PostgresIndexRun, library: SyntheticLibrary, model: ModelStamp, pool: [(print: [Float], colors: [IndexedColor])], batch: Int, seed: UInt64
     ) async throws -> Int {
         let worker = run.makeWorker()
         var random = SyntheticLibrary.Random(state: seed)
@@ -128,7 +129,7 @@ public struct PostgresWriteBenchmark: Sendable {
                 let hashed = claims.map { ($0, String(format: "%016llx%016llx", random.next(), random.next())) }
                 var entries: [IndexEntry] = []
                 for ((claim, hash), resolution) in zip(hashed, try await worker.resolve(hashed)) where resolution == .classify {
-                    entries.append(.classified(result(claim.facts, hash: hash, library: library, weights: weights, model: model, &random)))
+                    entries.append(.classified(result(claim.facts, hash: hash, library: library, weights: weights, model: model, pool: pool, &random)))
                 }
                 try await worker.write(entries, completing: claims)
                 written += claims.count
@@ -142,9 +143,10 @@ public struct PostgresWriteBenchmark: Sendable {
     }
 
     /// What the classifier would say of one file: leaves drawn by popularity with decaying
-    /// confidences, their parents' sums, a unit feature print, five colors.
+    /// confidences, their parents' sums, a unit feature print and five colors from the pool.
     private static func result(
-        _ facts: FileFacts, hash: String, library: SyntheticLibrary, weights: [Double], model: ModelStamp, _ random: inout SyntheticLibrary.Random
+        _ facts: FileFacts, hash: String, library: SyntheticLibrary, weights: [Double], model: ModelStamp,
+        pool: [(print: [Float], colors: [IndexedColor])], _ random: inout SyntheticLibrary.Random
     ) -> ImageClassification {
         var confidences: [String: Double] = [:]
         var confidence = random.uniform(0.3...0.95)
@@ -157,16 +159,27 @@ public struct PostgresWriteBenchmark: Sendable {
             confidences["category_\(library.parent(ofMid: mid))", default: 0] = min(1, confidences["category_\(library.parent(ofMid: mid))", default: 0] + confidence)
             confidence *= random.uniform(0.1...0.6)
         }
-        var print = (0..<FeaturePrint.dimension).map { _ in Float(random.uniform(-1...1)) }
-        let norm = (print.reduce(0) { $0 + $1 * $1 }).squareRoot()
-        print = print.map { $0 / norm }
-        let colors = (0..<5).map { _ in
-            IndexedColor(red: UInt8(random.next() & 0xFF), green: UInt8(random.next() & 0xFF), blue: UInt8(random.next() & 0xFF), weight: 0.2)
-        }
+        // Prints and colors come from a pool made before the clock starts: the benchmark times
+        // writing results, not making them up.
+        let (print, colors) = pool[Int(random.next() % UInt64(pool.count))]
         return ImageClassification(
             path: facts.path, size: facts.size, modificationTime: facts.modificationTime, contentHash: hash, width: 4032, height: 3024,
             model: model, observations: confidences.sorted { $0.key < $1.key }.map { LabelConfidence(identifier: $0.key, confidence: $0.value) },
             featurePrint: print, dominantColors: colors)
+    }
+
+    /// 256 unit feature prints and color sets, as the classifier gives them.
+    private static func pool(seed: UInt64) -> [(print: [Float], colors: [IndexedColor])] {
+        var random = SyntheticLibrary.Random(state: seed ^ 0x5EED)
+        return (0..<256).map { _ in
+            var print = (0..<FeaturePrint.dimension).map { _ in Float(random.uniform(-1...1)) }
+            let norm = (print.reduce(0) { $0 + $1 * $1 }).squareRoot()
+            print = print.map { $0 / norm }
+            let colors = (0..<5).map { _ in
+                IndexedColor(red: UInt8(random.next() & 0xFF), green: UInt8(random.next() & 0xFF), blue: UInt8(random.next() & 0xFF), weight: 0.2)
+            }
+            return (print, colors)
+        }
     }
 
     private static func imageCount(_ target: PostgresDescriptor) async throws -> Int {

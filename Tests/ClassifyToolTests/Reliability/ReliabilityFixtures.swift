@@ -18,16 +18,17 @@ enum ReliabilityFixtures {
     static let photos = ReliabilityProcess.packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/photos")
     static let photoNames = ["cat-chelsea.jpg", "coffee-cup.jpg", "rocket.jpg"]
 
-    /// An index holding only the taxonomy, made once by the tool itself (writing the taxonomy
-    /// takes seconds in a debug build) and copied for each test.
-    static let templateDatabase: URL = {
+    /// The bytes of an index holding only the taxonomy, made once by the tool itself (writing
+    /// the taxonomy takes seconds in a debug build) and written out for each test; the folder it
+    /// was made in is removed at once.
+    static let templateDatabase: Data = {
         do {
-            let scratch = FileManager.default.temporaryDirectory.appending(path: "reliability-template-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: scratch.appending(path: "empty"), withIntermediateDirectories: true)
-            let database = scratch.appending(path: "template.sqlite")
-            let outcome = try ReliabilityProcess.run(["index", scratch.appending(path: "empty").path, "--db", database.path], scratch: scratch)
+            let scratch = try ScratchFolder("reliability-template")
+            try FileManager.default.createDirectory(at: scratch.url.appending(path: "empty"), withIntermediateDirectories: true)
+            let database = scratch.url.appending(path: "template.sqlite")
+            let outcome = try ReliabilityProcess.run(["index", scratch.url.appending(path: "empty").path, "--db", database.path], scratch: scratch.url)
             guard outcome.exited(0) else { fatalError("cannot build the template index: \(outcome)") }
-            return database
+            return try Data(contentsOf: database)
         } catch {
             fatalError("cannot build the template index: \(error)")
         }
@@ -36,7 +37,7 @@ enum ReliabilityFixtures {
     /// A copy of the template index in `scratch`, writable by anyone (for unprivileged runs).
     static func freshDatabase(in scratch: ReliabilityScratch, name: String = "index.sqlite") throws -> URL {
         let url = scratch.url.appending(path: name)
-        try FileManager.default.copyItem(at: templateDatabase, to: url)
+        try templateDatabase.write(to: url)
         chmod(url.path, 0o666)
         return url
     }

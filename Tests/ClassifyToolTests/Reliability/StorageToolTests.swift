@@ -20,7 +20,7 @@ extension Reliability {
             let folder = try scratch.folder("photos")
             let disk = try ReliabilityMount(kilobytes: 8 * 1024)
             let database = disk.url.appending(path: "index.sqlite")
-            try FileManager.default.copyItem(at: ReliabilityFixtures.templateDatabase, to: database)
+            try ReliabilityFixtures.templateDatabase.write(to: database)
             for number in 0..<photos { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
             let first = try ReliabilityProcess.run(["index", folder.path, "--db", database.path], scratch: scratch.url)
             try #require(first.exited(0), "\(first)")
@@ -118,7 +118,7 @@ extension Reliability {
             let scratch = try ReliabilityScratch("damaged-db")
             let folder = try scratch.folder("photos")
             try ReliabilityFixtures.photoCopy(0, to: folder.appending(path: "p0.jpg"))
-            let whole = try Data(contentsOf: ReliabilityFixtures.templateDatabase)
+            let whole = ReliabilityFixtures.templateDatabase
             let damaged = scratch.url.appending(path: "damaged.sqlite")
             try whole.prefix(whole.count / 3).write(to: damaged)
             let foreign = scratch.url.appending(path: "notes.sqlite")

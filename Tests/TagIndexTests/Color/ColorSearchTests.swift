@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import TagIndex
 
+/// Searches by color on both backends (``BackendIndex``). SQLite-only: `dominantColors(forPath:)`
+/// (not in `PostgresIndex` yet) and the writer replacing colors.
 @Suite struct ColorSearchTests {
     static let blue = IndexedColor(red: 1, green: 42, blue: 207)
 
@@ -23,27 +25,47 @@ import Testing
         return fixture
     }
 
-    @Test func bluestImageFirstAndUnrelatedColorsLeftOut() throws {
-        let fixture = try library()
-        let page = try fixture.index.search(color: Self.blue)
+    @Test(arguments: Backend.allCases) func bluestImageFirstAndUnrelatedColorsLeftOut(backend: Backend) async throws {
+        let fixture = try await BackendIndex.make(backend, copying: try library())
+        let page = try await fixture.search(color: Self.blue)
         #expect(page.hits.map(\.path) == ["/colors/mostly-blue.jpg", "/colors/blue-dog.jpg", "/colors/mostly-red.jpg"])
         #expect(page.totalCount == 3)
         #expect(page.hits[0].score > 0.65 && page.hits[0].score <= 0.8)
         #expect(page.hits[2].score > 0.2 && page.hits[2].score <= 0.3)
-        let red = try fixture.index.search(color: IndexedColor(hex: "DC1414")!)
+        let red = try await fixture.search(color: IndexedColor(hex: "DC1414")!)
         #expect(red.hits.first?.path == "/colors/mostly-red.jpg")
         #expect(abs(red.hits[0].score - 0.7) < 0.01)
     }
 
-    @Test func combinesWithLabelQueries() throws {
-        let fixture = try library()
-        let dogs = try fixture.index.search(color: Self.blue, query: Query(parsing: "dog"))
+    @Test(arguments: Backend.allCases) func combinesWithLabelQueries(backend: Backend) async throws {
+        let fixture = try await BackendIndex.make(backend, copying: try library())
+        let dogs = try await fixture.search(color: Self.blue, query: Query(parsing: "dog"))
         #expect(dogs.hits.map(\.path) == ["/colors/blue-dog.jpg"])
-        let beachNotRed = try fixture.index.search(color: IndexedColor(hex: "#dc1414")!, query: Query(parsing: "beach under:/colors"))
+        let beachNotRed = try await fixture.search(color: IndexedColor(hex: "#dc1414")!, query: Query(parsing: "beach under:/colors"))
         #expect(beachNotRed.hits.map(\.path) == ["/colors/mostly-red.jpg", "/colors/mostly-blue.jpg"])
-        #expect(try fixture.index.search(color: Self.blue, query: Query(parsing: "grass")).totalCount == 0)
+        #expect(try await fixture.search(color: Self.blue, query: Query(parsing: "grass")).totalCount == 0)
     }
 
+    /// Pages of a color search: totals, page counts and the same order page after page.
+    @Test(arguments: Backend.allCases) func pagesOfAColorSearch(backend: Backend) async throws {
+        let fixture = try await BackendIndex.make(backend, copying: try library())
+        let all = try await fixture.search(color: Self.blue)
+        var query = Query()
+        query.limit = 2
+        query.page = 2
+        let second = try await fixture.search(color: Self.blue, query: query)
+        #expect(second.totalCount == 3 && second.pageCount == 2)
+        #expect(second.hits == Array(all.hits[2...]))
+        query.page = 3
+        #expect(try await fixture.search(color: Self.blue, query: query).hits.isEmpty)
+        query.page = 0
+        await #expect(throws: TagIndexError.self) { try await fixture.search(color: Self.blue, query: query) }
+        // Failed files and files without colors are never color matches.
+        #expect(try await fixture.search(color: Self.blue, query: Query(parsing: "failed")).totalCount == 0)
+        #expect(try await fixture.search(color: Self.blue, query: Query(parsing: "under:/lib")).totalCount == 0)
+    }
+
+    /// SQLite only: `dominantColors(forPath:)` and a failure replacing the stored colors.
     @Test func storedCompactlyAndParsed() throws {
         let fixture = try library()
         let stored = try fixture.index.dominantColors(forPath: "/colors/mostly-blue.jpg")

@@ -56,55 +56,15 @@ struct FaceSearchTests {
         entry("unscanned.jpg", [("ballplayer", 0.7), ("person", 0.7)], faces: nil, faceLabel: faceLabel),
     ] }
 
-    /// The fixture on `backend` (SQLite, or a PostgreSQL copy; cancelled where PostgreSQL is missing).
-    struct Fixture {
-        let directory: TemporaryDirectory
-        let sqlite: TagIndex
-        let postgres: PostgresIndex?
-
-        static func make(_ backend: Backend, taxonomy: [LabelDefinition] = labels) async throws -> Fixture {
+    /// The fixture, written in SQLite, read through `backend` (``BackendIndex``: on SQLite both
+    /// engines must agree; cancelled where PostgreSQL is missing).
+    enum Fixture {
+        static func make(_ backend: Backend, taxonomy: [LabelDefinition] = labels) async throws -> BackendIndex {
             let directory = try TemporaryDirectory()
             let sqlite = try TagIndex(url: directory.databaseURL)
             try sqlite.replaceTaxonomy(taxonomy, model: model, vocabulary: words)
             try sqlite.write(batch: entries(faceLabel: taxonomy.contains { $0.identifier == "face" }))
-            guard backend == .postgresql else { return Fixture(directory: directory, sqlite: sqlite, postgres: nil) }
-            guard PostgresTestServer.isAvailable else { try Test.cancel(PostgresTestServer.skipReason) }
-            let descriptor = try await PostgresTestServer.freshDatabase()
-            let session = try await PostgresSession.connect(descriptor)
-            _ = try await IndexCopy.copy(from: sqlite, to: session)
-            await session.close()
-            return Fixture(directory: directory, sqlite: sqlite, postgres: try await PostgresIndex.open(descriptor))
-        }
-
-        /// The hits as (name, score to 1e-3), in result order; on SQLite both engines must agree.
-        func hits(_ text: String, _ calibration: CalibratedFilter? = nil) async throws -> [String] {
-            var query = try Query(parsing: text)
-            if let calibration { query.calibration = calibration }
-            query.limit = 100
-            func render(_ page: SearchPage) -> [String] {
-                page.hits.map { URL(fileURLWithPath: $0.path).lastPathComponent + String(format: " %.3f", $0.score) }
-            }
-            if let postgres { return render(try await postgres.search(query)) }
-            let automatic = render(try sqlite.search(query))
-            var sql = query
-            sql.engine = .sql
-            #expect(render(try sqlite.search(sql)) == automatic, "\(text): SQL and dense engines differ")
-            return automatic
-        }
-
-        func search(_ query: Query) async throws -> SearchPage {
-            if let postgres { return try await postgres.search(query) }
-            return try sqlite.search(query)
-        }
-
-        func statistics() async throws -> IndexStatistics {
-            if let postgres { return try await postgres.statistics() }
-            return try sqlite.statistics()
-        }
-
-        /// The matching names, sorted.
-        func names(_ text: String, _ calibration: CalibratedFilter? = nil) async throws -> [String] {
-            try await hits(text, calibration).map { String($0.split(separator: " ")[0]) }.sorted()
+            return try await BackendIndex.make(backend, copying: sqlite, in: directory)
         }
     }
 
@@ -215,5 +175,20 @@ struct FaceSearchTests {
             // faint (0.1) has nothing that passes; the portrait's dog (0.2) does not pass but its face does.
             #expect(try await fixture.search(untagged).hits.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["faint.jpg"], "\(engine)")
         }
+    }
+}
+
+extension BackendIndex {
+    /// The hits as (name, score to 1e-3), in result order.
+    fileprivate func hits(_ text: String, _ calibration: CalibratedFilter? = nil) async throws -> [String] {
+        var query = try Query(parsing: text)
+        if let calibration { query.calibration = calibration }
+        query.limit = 100
+        return try await search(query).hits.map { URL(fileURLWithPath: $0.path).lastPathComponent + String(format: " %.3f", $0.score) }
+    }
+
+    /// The matching names, sorted.
+    fileprivate func names(_ text: String, _ calibration: CalibratedFilter? = nil) async throws -> [String] {
+        try await hits(text, calibration).map { String($0.split(separator: " ")[0]) }.sorted()
     }
 }

@@ -4,7 +4,8 @@ import Testing
 @testable import TagIndex
 
 /// The read APIs a gallery uses: lookups by id, completions, the catalog, the content version and
-/// read-only opening.
+/// read-only opening. SQLite only: these lookups and read-only opening are `TagIndex`'s (the
+/// gallery on PostgreSQL is not built yet).
 @Suite struct LookupTests {
     @Test func idsPathsAndLabelsOfManyImagesInOneRead() throws {
         let fixture = try FixtureIndex()

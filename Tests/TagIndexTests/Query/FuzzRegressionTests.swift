@@ -3,17 +3,15 @@ import Testing
 @testable import TagIndex
 
 /// Inputs found by fuzzing the search language (Scripts/fuzz query, Sources/fuzz-query), kept so
-/// they never come back. Each ran into a trap before its fix.
+/// they never come back. Each ran into a trap before its fix. Searches run on both backends.
 @Suite struct QueryFuzzRegressionTests {
-    let fixture: FixtureIndex
-    init() throws { fixture = try FixtureIndex() }
-
     /// The input exactly as the fuzzer wrote it: option byte, then the query text (0xB4 bytes are
     /// not UTF-8 and become U+FFFD).
     static let farAwayDayInput: [UInt8] = [0x0A] + Array("after:2e23-01-02".utf8) + Array(repeating: 0xB4, count: 26)
         + Array("failed".utf8) + Array(repeating: 0xB4, count: 4) + Array("inwidt024-01-01T00:00:00Zeight:2re0".utf8)
 
-    @Test func daysFoundationReadsAsHundredsOfThousandsOfYearsAwayAreSyntaxErrors() throws {
+    @Test(arguments: Backend.allCases) func daysFoundationReadsAsHundredsOfThousandsOfYearsAwayAreSyntaxErrors(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         // Foundation read "2e23-01-02" as a day about 820,000 years ago; turning it into stored
         // microseconds trapped (below Int64.min).
         let text = String(decoding: Self.farAwayDayInput.dropFirst(), as: UTF8.self)
@@ -28,37 +26,38 @@ import Testing
             }
         }
         // The ends of the accepted range still work.
-        #expect(try fixture.paths("after:0001-01-01 dog").count == 4)
-        #expect(try fixture.paths("before:9999-12-31 dog").count == 4)
+        #expect(try await fixture.paths("after:0001-01-01 dog").count == 4)
+        #expect(try await fixture.paths("before:9999-12-31 dog").count == 4)
     }
 
-    @Test func searchesWithDatesFarOutsideTheStoredRangeAnswer() throws {
+    @Test(arguments: Backend.allCases) func searchesWithDatesFarOutsideTheStoredRangeAnswer(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         // Code (or the command line's --after/--before) can still build such a query.
         var query = Query(.word("dog"))
         query.filters.modifiedAfter = Date(timeIntervalSince1970: -1e14)
-        #expect(try fixture.paths(query).count == 4)
+        #expect(try await fixture.paths(query).count == 4)
         query.filters.modifiedAfter = Date(timeIntervalSince1970: 1e14)
-        #expect(try fixture.paths(query).isEmpty)
+        #expect(try await fixture.paths(query).isEmpty)
         query.filters.modifiedAfter = nil
         query.filters.modifiedBefore = Date(timeIntervalSince1970: -1e300)
-        #expect(try fixture.paths(query).isEmpty)
+        #expect(try await fixture.paths(query).isEmpty)
+        query.filters.modifiedBefore = Date(timeIntervalSince1970: .infinity)
+        #expect(try await fixture.paths(query).count == 4)
     }
 }
 
 /// Nesting that SQLite's statement parser cannot take (its stack holds about 100 entries): found
 /// by the fuzzer as 52 nested negations sorted by path; such queries leaked "SQLite error 1:
 /// parser stack overflow - while executing `SELECT ...`". They are now a clear error, and the
-/// nesting that fits still answers.
+/// nesting that fits still answers. PostgreSQL has no such limit at these depths: there the same
+/// queries answer, as they do sorted by confidence.
 @Suite struct DeepQueryTests {
-    let fixture: FixtureIndex
-    init() throws { fixture = try FixtureIndex() }
-
     /// The input exactly as the fuzzer wrote it: option byte 0x11 (sort by path), then the query.
     static let fuzzerInput: [UInt8] = [0x11] + Array(repeating: UInt8(ascii: "-"), count: 51) + Array("puppy-".utf8)
 
     enum Order { case confidence, path, date }
 
-    func outcome(_ text: String, sort: Order) -> String {
+    static func outcome(_ text: String, sort: Order, _ fixture: BackendIndex) async -> String {
         var query: Query
         do {
             query = try Query(parsing: text)
@@ -71,7 +70,7 @@ import Testing
         case .date: query.sort = .date
         }
         do {
-            let page = try fixture.index.search(query)
+            let page = try await fixture.search(query)
             return "\(page.totalCount) results"
         } catch let error as TagIndexError {
             return "\(error)"
@@ -82,24 +81,36 @@ import Testing
 
     static let tooComplex = "this query is too complex for the index (parser stack overflow); use fewer nested parentheses and negations, or sort by confidence without filters"
 
-    @Test func theFuzzerInputIsAClearError() throws {
-        let text = String(decoding: Self.fuzzerInput.dropFirst(), as: UTF8.self)
-        #expect(outcome(text, sort: .path).hasPrefix("syntax:") || outcome(text, sort: .path) == Self.tooComplex)
-        #expect(outcome(String(repeating: "NOT ", count: 52) + "dog", sort: .path) == Self.tooComplex)
-        #expect(outcome(String(repeating: "NOT ", count: 52) + "dog", sort: .confidence) == "4 results")
+    /// What a query nested past SQLite's parser stack gives on `backend`: the error on SQLite, on
+    /// PostgreSQL the answer it gives sorted by confidence.
+    static func tooDeep(_ text: String, _ backend: Backend, _ fixture: BackendIndex) async -> String {
+        backend == .sqlite ? tooComplex : await outcome(text, sort: .confidence, fixture)
     }
 
-    @Test func nestingThatFitsAnswersAndDeeperNestingExplains() {
+    @Test(arguments: Backend.allCases) func theFuzzerInputIsAClearError(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let text = String(decoding: Self.fuzzerInput.dropFirst(), as: UTF8.self)
+        let fuzzed = await Self.outcome(text, sort: .path, fixture)
+        let deep = await Self.tooDeep(text, backend, fixture)
+        #expect(fuzzed.hasPrefix("syntax:") || fuzzed == deep)
+        let negations = String(repeating: "NOT ", count: 52) + "dog"
+        #expect(await Self.outcome(negations, sort: .path, fixture) == Self.tooDeep(negations, backend, fixture))
+        #expect(await Self.outcome(negations, sort: .confidence, fixture) == "4 results")
+    }
+
+    @Test(arguments: Backend.allCases) func nestingThatFitsAnswersAndDeeperNestingExplains(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         let alternating = { (depth: Int) in
             String(repeating: "(cat OR (dog ", count: depth) + "beach" + String(repeating: "))", count: depth)
         }
+        let filtered = "under:/lib " + String(repeating: "NOT ", count: 60) + "dog"
         for sort in [Order.path, .date] {
-            #expect(outcome(alternating(3), sort: sort).hasSuffix("results"), "\(sort)")
-            #expect(outcome(alternating(8), sort: sort) == Self.tooComplex, "\(sort)")
-            #expect(outcome(String(repeating: "-", count: 30) + "dog", sort: sort) == "4 results", "\(sort)")
-            #expect(outcome("under:/lib " + String(repeating: "NOT ", count: 60) + "dog", sort: sort) == Self.tooComplex, "\(sort)")
+            #expect(await Self.outcome(alternating(3), sort: sort, fixture).hasSuffix("results"), "\(sort)")
+            #expect(await Self.outcome(alternating(8), sort: sort, fixture) == Self.tooDeep(alternating(8), backend, fixture), "\(sort)")
+            #expect(await Self.outcome(String(repeating: "-", count: 30) + "dog", sort: sort, fixture) == "4 results", "\(sort)")
+            #expect(await Self.outcome(filtered, sort: sort, fixture) == Self.tooDeep(filtered, backend, fixture), "\(sort)")
         }
-        #expect(outcome(alternating(8), sort: .confidence).hasSuffix("results"))
+        #expect(await Self.outcome(alternating(8), sort: .confidence, fixture).hasSuffix("results"))
     }
 }
 

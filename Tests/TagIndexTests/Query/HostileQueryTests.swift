@@ -4,11 +4,9 @@ import Testing
 @testable import TagIndex
 
 /// Queries a user (or a script) can type by mistake or on purpose: each gives a clear syntax
-/// error, a clear index error or a correct answer; none crashes, hangs or touches the data.
+/// error, a clear index error or a correct answer; none crashes, hangs or touches the data. On
+/// both backends (``BackendIndex``): the same outcomes from SQLite's and PostgreSQL's SQL.
 @Suite struct HostileQueryTests {
-    let fixture: FixtureIndex
-    init() throws { fixture = try FixtureIndex() }
-
     /// What a query did: the paths it found, or the error message it gave.
     enum Outcome: Equatable, CustomStringConvertible {
         case paths([String])
@@ -25,9 +23,9 @@ import Testing
         }
     }
 
-    func outcome(_ text: String) -> Outcome {
+    static func outcome(_ text: String, _ fixture: BackendIndex) async -> Outcome {
         do {
-            return .paths(try fixture.paths(text))
+            return .paths(try await fixture.paths(text))
         } catch let error as QuerySyntaxError {
             return .syntax(error.message)
         } catch let error as TagIndexError {
@@ -39,24 +37,26 @@ import Testing
     }
 
     /// Every table still holds what the fixture wrote.
-    func expectUntouched(_ before: IndexStatistics) throws {
-        #expect(try fixture.index.statistics() == before)
-        #expect(try fixture.paths("dog") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
-        #expect(try fixture.index.search("failed").hits.map(\.path) == ["/lib/c/broken.jpg"])
+    static func expectUntouched(_ before: IndexStatistics, _ fixture: BackendIndex) async throws {
+        #expect(try await fixture.statistics() == before)
+        #expect(try await fixture.paths("dog") == ["golden1.jpg", "poodle1.jpg", "lab1.png", "flat1.jpg"])
+        #expect(try await fixture.search("failed").hits.map(\.path) == ["/lib/c/broken.jpg"])
     }
 
-    @Test func sizesTooLargeForSixtyFourBitsAreSyntaxErrors() {
+    @Test(arguments: Backend.allCases) func sizesTooLargeForSixtyFourBitsAreSyntaxErrors(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         // These used to trap converting the byte count to Int64 (found by reading the parser).
         for text in ["minsize:1e14GB", "maxsize:9e18", "minsize:1e300K", "maxsize:10000000000000000000", "minsize:infB"] {
             let key = text.hasPrefix("min") ? "minsize" : "maxsize"
-            #expect(outcome(text) == .syntax("expected a size like 500KB or 2MB after '\(key):'"), "\(text)")
+            #expect(await Self.outcome(text, fixture) == .syntax("expected a size like 500KB or 2MB after '\(key):'"), "\(text)")
         }
         // The largest sizes that still fit are accepted and find nothing too large.
-        #expect(outcome("minsize:1000000GB") == .paths([]))
-        #expect(outcome("maxsize:1000000GB animal") == .paths(["golden1.jpg", "poodle1.jpg", "lab1.png", "tabby1.jpg", "flat1.jpg"]))
+        #expect(await Self.outcome("minsize:1000000GB", fixture) == .paths([]))
+        #expect(await Self.outcome("maxsize:1000000GB animal", fixture) == .paths(["golden1.jpg", "poodle1.jpg", "lab1.png", "tabby1.jpg", "flat1.jpg"]))
     }
 
-    @Test func unbalancedAndEmptyQueriesPointAtTheProblem() {
+    @Test(arguments: Backend.allCases) func unbalancedAndEmptyQueriesPointAtTheProblem(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         let cases: [(String, Outcome)] = [
             ("(((dog", .syntax("unclosed '(' (opened at offset 2): expected ')'")),
             ("dog)))", .syntax("unexpected ')'")),
@@ -74,15 +74,16 @@ import Testing
             ("**", .syntax("'*' needs a prefix before it")),
         ]
         for (text, expected) in cases {
-            #expect(outcome(text) == expected, "\(text.debugDescription)")
+            #expect(await Self.outcome(text, fixture) == expected, "\(text.debugDescription)")
         }
         // Empty and blank queries match every classified image.
-        #expect(outcome("") == outcome("   \t  "))
-        if case .paths(let all) = outcome("") { #expect(all.count == 7) } else { Issue.record("empty query failed") }
+        #expect(await Self.outcome("", fixture) == Self.outcome("   \t  ", fixture))
+        if case .paths(let all) = await Self.outcome("", fixture) { #expect(all.count == 7) } else { Issue.record("empty query failed") }
     }
 
-    @Test func sqlAndFTSMetacharactersAreOnlyText() throws {
-        let before = try fixture.index.statistics()
+    @Test(arguments: Backend.allCases) func sqlAndFTSMetacharactersAreOnlyText(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let before = try await fixture.statistics()
         let texts = [
             "'", "''", "';", "' OR '1'='1", "dog' --", "dog; DELETE FROM images", "\"; DROP TABLE labels; --\"",
             "dog%", "%", "_", "dog_", "under:% dog", "under:\"/lib/%\" dog", "type:%", "type:_pg", "type:\\",
@@ -91,22 +92,23 @@ import Testing
             "dog\u{202E}tac", "\u{FEFF}dog", "d\u{301}og", "🐕", "🐕*", "\"🐕 🐈\"", "日本", "dog\u{200B}",
         ]
         for text in texts {
-            let result = outcome(text)
+            let result = await Self.outcome(text, fixture)
             if case .paths(let paths) = result {
                 // Whatever matched must be real fixture images, never a row count from injected SQL.
                 #expect(Set(paths).isSubset(of: Set(FixtureIndex.images.map { URL(fileURLWithPath: $0.0).lastPathComponent })), "\(text.debugDescription)")
             }
         }
         // Metacharacters in filters are literal: no path contains '%' or '_' after a dot.
-        #expect(outcome("under:\"/lib/%\" dog") == .paths([]))
-        #expect(outcome("type:_pg dog") == .paths([]))
-        #expect(outcome("type:jp% dog") == .paths([]))
-        try expectUntouched(before)
+        #expect(await Self.outcome("under:\"/lib/%\" dog", fixture) == .paths([]))
+        #expect(await Self.outcome("type:_pg dog", fixture) == .paths([]))
+        #expect(await Self.outcome("type:jp% dog", fixture) == .paths([]))
+        try await Self.expectUntouched(before, fixture)
     }
 
-    @Test func nulAndControlCharactersAreRefusedWherever() {
+    @Test(arguments: Backend.allCases) func nulAndControlCharactersAreRefusedWherever(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         for text in ["\u{0}", "dog\u{0}", "\u{0}dog", "\"dog\u{0}cat\"", "under:\"/lib\u{0}\" dog", "dog:0.\u{0}5", "(\u{0})", "dog\u{1B}[31m", "\u{7F}"] {
-            guard case .syntax(let message) = outcome(text) else {
+            guard case .syntax(let message) = await Self.outcome(text, fixture) else {
                 Issue.record("\(text.debugDescription) was not refused")
                 continue
             }
@@ -114,8 +116,9 @@ import Testing
         }
     }
 
-    @Test func tenThousandCharacterQueriesAnswerOrExplain() throws {
-        let before = try fixture.index.statistics()
+    @Test(arguments: Backend.allCases) func tenThousandCharacterQueriesAnswerOrExplain(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let before = try await fixture.statistics()
         let long = 10_000
         let cases: [(String, Outcome)] = [
             (String(repeating: "a", count: long), .index("unknown label '\(String(repeating: "a", count: long))'")),
@@ -138,7 +141,7 @@ import Testing
             (String(repeating: "'", count: long), .index("unknown label '\(String(repeating: "'", count: long))'")),
         ]
         for (text, expected) in cases {
-            let result = outcome(text)
+            let result = await Self.outcome(text, fixture)
             switch (result, expected) {
             case (.index(let message), .index(let prefix)):
                 // The suggestion list after the message may vary; the message itself may not.
@@ -147,27 +150,29 @@ import Testing
                 #expect(result == expected, "\(String(text.prefix(20)))…")
             }
         }
-        try expectUntouched(before)
+        try await Self.expectUntouched(before, fixture)
     }
 
-    @Test func codeBuiltQueriesWithTooManyFiltersAreRefused() throws {
+    @Test(arguments: Backend.allCases) func codeBuiltQueriesWithTooManyFiltersAreRefused(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
         var query = Query(.word("dog"))
         query.filters.folders = (0...ImageFilters.maximumFolderOrTypeCount).map { "/lib/\($0)" }
-        #expect(throws: TagIndexError.invalidInput("a search takes at most 100 folders and 100 file types")) {
-            try fixture.index.search(query)
+        await #expect(throws: TagIndexError.invalidInput("a search takes at most 100 folders and 100 file types")) {
+            try await fixture.search(query)
         }
         query.filters.folders = (0..<ImageFilters.maximumFolderOrTypeCount).map { "/lib/\($0)" }
         query.filters.fileTypes = (0..<ImageFilters.maximumFolderOrTypeCount).map { "t\($0)" }
-        #expect(try fixture.index.search(query).hits.isEmpty)
+        #expect(try await fixture.search(query).hits.isEmpty)
         query.filters.fileTypes.append("jpg")
-        #expect(throws: TagIndexError.invalidInput("a search takes at most 100 folders and 100 file types")) {
-            try fixture.index.search(query)
+        await #expect(throws: TagIndexError.invalidInput("a search takes at most 100 folders and 100 file types")) {
+            try await fixture.search(query)
         }
     }
 
     /// A seeded soup of the language's own pieces: thousands of odd but plausible queries.
-    @Test func randomQueriesOnlyEverAnswerOrExplain() throws {
-        let before = try fixture.index.statistics()
+    @Test(arguments: Backend.allCases) func randomQueriesOnlyEverAnswerOrExplain(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let before = try await fixture.statistics()
         let pieces = [
             "dog", "cat", "animal", "retriev*", "\"golden retriever\"", "\"golden", "(", ")", "((", "))", "AND", "OR",
             "NOT", "-", "--", ":", ":0.5", ":2", "*", "\"", "'", ";", "under:/lib", "under:", "type:jpg", "type:",
@@ -180,8 +185,8 @@ import Testing
             let count = Int.random(in: 1...12, using: &generator)
             let text = (0..<count).map { _ in pieces.randomElement(using: &generator)! }
                 .joined(separator: Bool.random(using: &generator) ? " " : "")
-            _ = outcome(text)   // outcome() records any error that is neither kind
+            _ = await Self.outcome(text, fixture)   // outcome() records any error that is neither kind
         }
-        try expectUntouched(before)
+        try await Self.expectUntouched(before, fixture)
     }
 }

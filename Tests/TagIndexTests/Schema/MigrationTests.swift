@@ -3,6 +3,8 @@ import GRDB
 import Testing
 @testable import TagIndex
 
+/// SQLite only: migrations of SQLite files written by earlier versions, and opening files that are
+/// not indexes (PostgreSQL migrations: `PostgresBackendTests`).
 @Suite struct MigrationTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

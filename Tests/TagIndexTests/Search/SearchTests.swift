@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import TagIndex
 
+/// The search language on the fixture, on both backends (``BackendIndex``). SQLite-only: the
+/// tests of its dense engine's internals (engine choice, postings, facets from postings) and of
+/// the in-memory SQLite index.
 @Suite struct SearchTests {
-    let fixture: FixtureIndex
-    init() throws { fixture = try FixtureIndex() }
 
     @Test(arguments: Backend.allCases) func termMatchesItsSubtreeByConfidence(backend: Backend) async throws {
         let fixture = try await BackendFixture.make(backend)
@@ -259,15 +260,121 @@ import Testing
         }
     }
 
-    @Test func storedLabelsAndSubtreeConfidence() throws {
-        let labels = try fixture.index.labels(forPath: "/lib/a/golden1.jpg")
+    @Test(arguments: Backend.allCases) func storedLabelsAndSubtreeConfidence(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let labels = try await fixture.labels(forPath: "/lib/a/golden1.jpg")
         #expect(labels.map(\.identifier) == ["animal", "dog", "golden_retriever", "outdoor", "grass"])
         #expect(labels.first?.confidence == 0.97)
-        #expect(try fixture.index.labels(forPath: "/lib/c/blank.jpg").isEmpty)
-        #expect(try fixture.index.labels(forPath: "/nope").isEmpty)
+        #expect(try await fixture.labels(forPath: "/lib/c/blank.jpg").isEmpty)
+        #expect(try await fixture.labels(forPath: "/nope").isEmpty)
     }
 
+    /// Equal scores and dates: the image written last comes first (ids descending); paths sort in
+    /// byte order (capitals before small letters, UTF-8 after ASCII); a folder holds only what is
+    /// below it, not its namesakes.
+    @Test(arguments: Backend.allCases) func tiesPathOrderAndFolderBoundaries(backend: Backend) async throws {
+        let written = try FixtureIndex()
+        let names = ["/t/B.jpg", "/t/a.jpg", "/t/é.jpg", "/t/Z.JPG", "/t/a b/x.jpg", "/t/ab/y.png", "/t/a/z.jpg"]
+        try written.index.write(batch: names.map { path in
+            .classified(ImageClassification(
+                path: path, size: 10, modificationTime: FixtureIndex.date(days: 10), contentHash: path, width: 10, height: 10,
+                model: FixtureIndex.model, observations: [LabelConfidence(identifier: "beach", confidence: 0.5)]))
+        })
+        let fixture = try await BackendIndex.make(backend, copying: written)
+        func paths(_ text: String, _ configure: (inout Query) -> Void) async throws -> [String] {
+            var query = try Query(parsing: text)
+            configure(&query)
+            return try await fixture.search(query).hits.map(\.path)
+        }
+        let newestFirst = Array(names.reversed())
+        #expect(try await paths("beach under:/t") { $0.sort = .confidence } == newestFirst)
+        #expect(try await paths("beach under:/t") { $0.sort = .date } == newestFirst)
+        #expect(try await paths("under:/t") { $0.sort = .date } == newestFirst)
+        #expect(try await paths("beach under:/t") { $0.sort = .confidence; $0.limit = 3; $0.page = 2 } == Array(newestFirst[3..<6]))
+        #expect(try await paths("beach under:/t") { $0.sort = .date; $0.limit = 3; $0.page = 3 } == [newestFirst[6]])
+        #expect(try await paths("beach under:/t") { $0.sort = .path }
+            == ["/t/B.jpg", "/t/Z.JPG", "/t/a b/x.jpg", "/t/a.jpg", "/t/a/z.jpg", "/t/ab/y.png", "/t/é.jpg"])
+        #expect(try await paths("beach under:/t") { $0.sort = .path; $0.limit = 2; $0.page = 4 } == ["/t/é.jpg"])
+        #expect(try await paths("beach under:/t/a") { $0.sort = .path } == ["/t/a/z.jpg"])
+        #expect(try await paths("under:/t/a/") { $0.sort = .path } == ["/t/a/z.jpg"])
+        #expect(try await paths("beach under:/t type:jpg") { $0.sort = .path }
+            == ["/t/B.jpg", "/t/Z.JPG", "/t/a b/x.jpg", "/t/a.jpg", "/t/a/z.jpg", "/t/é.jpg"])
+        #expect(try await paths("type:png under:/t") { $0.sort = .path } == ["/t/ab/y.png"])
+        #expect(try await paths("beach under:/t under:/t/ab") { $0.sort = .path } == ["/t/ab/y.png"])
+        #expect(try await paths("beach under:/t/a under:/t/ab") { $0.sort = .path }.isEmpty)
+        // Facets count the whole result set, not the page (a label raises its parents: outdoor).
+        var query = try Query(parsing: "beach")
+        query.limit = 1
+        query.facetCount = 2
+        let page = try await fixture.search(query)
+        #expect(page.totalCount == 9 && page.hits.map(\.path) == ["/lib/c/beach1.jpg"])
+        #expect(page.facets.map(\.identifier) == ["beach", "outdoor"] && page.facets.map(\.count) == [9, 9])
+    }
+
+    /// Names with accents, apostrophes, hyphens and digits, as exact names, free text, phrases and
+    /// prefixes (free text is FTS5 on SQLite, an index in memory on PostgreSQL).
+    @Test(arguments: Backend.allCases) func accentsAndPunctuationInNames(backend: Backend) async throws {
+        let written = try FixtureIndex()
+        try written.index.replaceTaxonomy(FixtureIndex.labels + [
+            LabelDefinition(identifier: "jack-o'-lantern", displayName: "Jack-o'-Lantern", synonyms: ["Café crème", "naïve_bayes"]),
+            LabelDefinition(identifier: "x_ray_tube", displayName: "X-ray tube 2000", synonyms: ["Röntgen_röhre"]),
+            LabelDefinition(identifier: "golden_gate", displayName: "Golden Gate", synonyms: ["bridge"]),
+        ], model: FixtureIndex.model)
+        let odd: [(String, String, Double)] = [
+            ("/o/lantern.jpg", "jack-o'-lantern", 0.9), ("/o/tube.jpg", "x_ray_tube", 0.8), ("/o/gate.jpg", "golden_gate", 0.7),
+        ]
+        try written.index.write(batch: odd.map { path, label, confidence in
+            .classified(ImageClassification(
+                path: path, size: 1, modificationTime: FixtureIndex.epoch, contentHash: path, width: 1, height: 1,
+                model: FixtureIndex.model, observations: [LabelConfidence(identifier: label, confidence: confidence)]))
+        })
+        let fixture = try await BackendIndex.make(backend, copying: written)
+        #expect(try await fixture.paths("\"jack-o'-lantern\"") == ["lantern.jpg"])
+        #expect(try await fixture.paths("\"Café crème\"") == ["lantern.jpg"])
+        #expect(try await fixture.paths("\"CAFÉ CRÈME\"") == ["lantern.jpg"])
+        #expect(try await fixture.paths("naïve_bayes") == ["lantern.jpg"])
+        #expect(try await fixture.paths("crème") == ["lantern.jpg"])
+        #expect(try await fixture.paths("lantern") == ["lantern.jpg"])
+        #expect(try await fixture.paths("lant*") == ["lantern.jpg"])
+        #expect(try await fixture.paths("röntgen") == ["tube.jpg"])
+        #expect(try await fixture.paths("\"x ray\"") == ["tube.jpg"])
+        #expect(try await fixture.paths("2000") == ["tube.jpg"])
+        #expect(try await fixture.paths("200*") == ["tube.jpg"])
+        // `golden` names golden_retriever (a synonym); `gold*` also finds Golden Gate.
+        #expect(try await fixture.paths("golden") == ["golden1.jpg"])
+        #expect(try await fixture.paths("gold*") == ["golden1.jpg", "gate.jpg"])
+        #expect(try await fixture.paths("\"golden gate\"") == ["gate.jpg"])
+        #expect(try await fixture.paths("bridge OR tube -lantern") == ["tube.jpg", "gate.jpg"])
+    }
+
+    /// What the index holds about one file, its models and whether it is calibrated.
+    @Test(arguments: Backend.allCases) func imageDetailsAndIndexFacts(backend: Backend) async throws {
+        let fixture = try await BackendFixture.make(backend)
+        let golden = try #require(try await fixture.image(atPath: "/lib/a/golden1.jpg"))
+        #expect(golden.size == 3_000_000 && golden.width == 4000 && golden.height == 3000)
+        #expect(golden.modificationTime == FixtureIndex.date(days: 1))
+        #expect(golden.contentHash == ContentHash.hex(of: Array("/lib/a/golden1.jpg".utf8)))
+        #expect(golden.model == FixtureIndex.model)
+        #expect(golden.failureStage == nil && golden.failureReason == nil && !golden.hasFeaturePrint)
+        #expect(try golden.indexedAt == fixture.sqlite.image(atPath: "/lib/a/golden1.jpg")?.indexedAt)
+        let broken = try #require(try await fixture.image(atPath: "/lib/c/broken.jpg"))
+        #expect(broken.failureStage == "decode" && broken.failureReason == "truncated JPEG")
+        #expect(broken.width == nil && broken.height == nil && broken.contentHash == nil && broken.size == 10)
+        #expect(try await fixture.image(atPath: "/lib/nope.jpg") == nil)
+        #expect(try await fixture.labels(forPath: "/lib/c/broken.jpg").isEmpty)
+        #expect(try await fixture.faces(forPath: "/lib/a/golden1.jpg") == nil)
+        #expect(try await fixture.corrections(forPath: "/lib/a/golden1.jpg").isEmpty)
+        #expect(try await fixture.modelUsage() == [ModelUsage(model: FixtureIndex.model, imageCount: 8)])
+        #expect(try await fixture.hasCalibration())
+        let statistics = try await fixture.statistics()
+        #expect(statistics.imageCount == 7 && statistics.failedCount == 1 && statistics.labelCount == FixtureIndex.labels.count)
+        // blank.jpg's grass (0.005) is below the storage floor.
+        #expect(statistics.observationCount == FixtureIndex.images.map(\.5.count).reduce(0, +) - 1)
+    }
+
+    /// SQLite only: its dense engine against its SQL engine, with facets and calibrated filters.
     @Test func denseAndSQLEnginesAgree() throws {
+        let fixture = try FixtureIndex()
         for text in [
             "dog", "dog -indoor", "dog NOT indoor:0.5", "cat OR beach", "(cat OR beach) outdoor",
             "dog AND outdoor AND grass", "animal AND NOT (dog OR cat)", "NOT animal", "-animal -outdoor",
@@ -290,6 +397,7 @@ import Testing
         }
     }
 
+    /// SQLite only: which queries its dense engine answers.
     @Test func booleanAndFacetQueriesUseTheDenseEngine() throws {
         let dog = MatchPlan.labels(LabelMatch(roots: [1], threshold: 100, calibrated: nil, estimate: 4))
         let cat = MatchPlan.labels(LabelMatch(roots: [2], threshold: 100, calibrated: nil, estimate: 1))
@@ -310,28 +418,34 @@ import Testing
         #expect(Searcher.prefersDenseEvaluation(calibratedDog, query) == true)
     }
 
-    @Test func probingLargeOperandsAgreesWithSQL() throws {
+    /// On SQLite the dense engine probes large operands instead of scanning them (``BackendIndex``
+    /// checks it against the SQL engine); both backends give the same answers.
+    @Test(arguments: Backend.allCases) func probingLargeOperandsAgreesWithSQL(backend: Backend) async throws {
         // 40 more animals make animal and indoor large next to tabby, so the
         // dense engine probes them instead of scanning.
-        try fixture.index.write(batch: (0..<40).map { number in
+        let written = try FixtureIndex()
+        try written.index.write(batch: (0..<40).map { number in
             .classified(ImageClassification(
                 path: "/lib/d/extra\(number).jpg", size: 1, modificationTime: FixtureIndex.epoch,
                 contentHash: "extra\(number)", width: 1, height: 1, model: FixtureIndex.model,
                 observations: [LabelConfidence(identifier: "animal", confidence: 0.5),
                                LabelConfidence(identifier: "indoor", confidence: 0.4)]))
         })
+        let fixture = try await BackendIndex.make(backend, copying: written)
         for text in ["tabby animal", "tabby -indoor", "tabby indoor:0.85", "tabby -indoor:0.95", "kitty -animal"] {
-            var sql = try Query(parsing: text)
-            sql.engine = .sql
-            #expect(try fixture.index.search(Query(parsing: text)) == fixture.index.search(sql), "\(text)")
+            _ = try await fixture.search(text)
         }
-        #expect(try fixture.paths("tabby animal") == ["tabby1.jpg"])
-        #expect(try fixture.index.search("tabby animal").hits.map(\.score) == [0.75])
-        #expect(try fixture.paths("tabby -indoor:0.95") == ["tabby1.jpg"])
-        #expect(try fixture.paths("tabby -indoor") == [])
+        #expect(try await fixture.paths("tabby animal") == ["tabby1.jpg"])
+        #expect(try await fixture.search("tabby animal").hits.map(\.score) == [0.75])
+        #expect(try await fixture.paths("tabby -indoor:0.95") == ["tabby1.jpg"])
+        #expect(try await fixture.paths("tabby -indoor") == [])
+        #expect(try await fixture.paths("kitty -animal") == [])
+        #expect(try await fixture.search("animal").totalCount == 45)
     }
 
+    /// SQLite only: facets counted from its postings against facets from the packed labels.
     @Test func facetsFromPostingsEqualFacetsFromPackedLabels() throws {
+        let fixture = try FixtureIndex()
         try fixture.index.database.read { db in
             #expect(try Postings.matchObservations(db))
             let evaluator = try DenseEvaluator(db: db, total: 8)
@@ -354,6 +468,7 @@ import Testing
         }
     }
 
+    /// SQLite only: the in-memory index and its run lock.
     @Test func inMemoryIndexSearches() throws {
         let index = try TagIndex.inMemory()
         try index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)

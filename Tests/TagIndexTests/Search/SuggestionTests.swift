@@ -3,7 +3,8 @@ import Testing
 @testable import TagIndex
 
 /// "Did you mean": Damerau (adjacent swap = one edit) distance, a tight bound for short words,
-/// names present in the index first.
+/// names present in the index first. The suggestions of a search run on both backends
+/// (``BackendIndex``).
 @Suite struct SuggestionTests {
     private func distance(_ a: String, _ b: String, bound: Int = 10) -> Int {
         Suggestions.editDistance(Array(a), Array(b), bound: bound)
@@ -29,7 +30,7 @@ import Testing
     }
 
     /// Labels `ski`, `fly`, `hay`, `map`, `top`, `tip`, `mop`; `map` on three images, `top` on one.
-    private func index() throws -> (TemporaryDirectory, TagIndex) {
+    private func index(_ backend: Backend) async throws -> BackendIndex {
         let directory = try TemporaryDirectory()
         let index = try TagIndex(url: directory.databaseURL)
         let model = ModelStamp(name: "m", version: "1")
@@ -43,12 +44,12 @@ import Testing
                 path: "/p/\(name).jpg", size: 1, modificationTime: Date(timeIntervalSince1970: 0), contentHash: name,
                 width: 1, height: 1, model: model, observations: [LabelConfidence(identifier: label, confidence: 0.9)]))
         })
-        return (directory, index)
+        return try await BackendIndex.make(backend, copying: index, in: directory)
     }
 
-    private func suggestions(_ term: String, in index: TagIndex) -> [String]? {
+    private func suggestions(_ term: String, in index: BackendIndex) async -> [String]? {
         do {
-            _ = try index.search(term)
+            _ = try await index.search(term)
             return nil
         } catch TagIndexError.unknownLabel(_, _, let suggestions) {
             return suggestions
@@ -57,32 +58,29 @@ import Testing
         }
     }
 
-    @Test func neverTwoEditsFromAShortWord() throws {
-        let (directory, index) = try index()
-        _ = directory
+    @Test(arguments: Backend.allCases) func neverTwoEditsFromAShortWord(backend: Backend) async throws {
+        let index = try await index(backend)
         // `sky` is one edit from `ski` and two from `fly` and `hay`: only `ski` is offered.
-        #expect(suggestions("sky", in: index) == ["ski"])
-        #expect(suggestions("xyz", in: index) == [])
+        #expect(await suggestions("sky", in: index) == ["ski"])
+        #expect(await suggestions("xyz", in: index) == [])
         #expect(TagIndexError.unknownLabel(term: "xyz", offset: 0, suggestions: []).description == "unknown label 'xyz' at offset 0")
     }
 
-    @Test func namesInTheIndexComeFirstMostImagesFirst() throws {
-        let (directory, index) = try index()
-        _ = directory
+    @Test(arguments: Backend.allCases) func namesInTheIndexComeFirstMostImagesFirst(backend: Backend) async throws {
+        let index = try await index(backend)
         // `tap` is one edit from map (3 images), top (1) and tip (none), two from mop.
-        #expect(suggestions("tap", in: index) == ["map", "top", "tip"])
+        #expect(await suggestions("tap", in: index) == ["map", "top", "tip"])
         // Swaps: `tpo` and `otp` are one edit from top, two from everything else.
-        #expect(suggestions("tpo", in: index) == ["top"])
-        #expect(suggestions("otp", in: index) == ["top"])
+        #expect(await suggestions("tpo", in: index) == ["top"])
+        #expect(await suggestions("otp", in: index) == ["top"])
     }
 
-    @Test func vocabularyWordsAreSuggestedToo() throws {
-        let (directory, index) = try index()
-        _ = directory
-        #expect(suggestions("sunest", in: index) == ["sunset"])
-        #expect(suggestions("sunsets", in: index) == nil)    // a plural of the word: its sentence, not a suggestion
-        #expect(throws: TagIndexError.unsupportedWord(term: "sunsets", offset: 0, explanation: "The classifier cannot see sunsets.")) {
-            try index.search("sunsets")
+    @Test(arguments: Backend.allCases) func vocabularyWordsAreSuggestedToo(backend: Backend) async throws {
+        let index = try await index(backend)
+        #expect(await suggestions("sunest", in: index) == ["sunset"])
+        #expect(await suggestions("sunsets", in: index) == nil)    // a plural of the word: its sentence, not a suggestion
+        await #expect(throws: TagIndexError.unsupportedWord(term: "sunsets", offset: 0, explanation: "The classifier cannot see sunsets.")) {
+            try await index.search("sunsets")
         }
     }
 }

@@ -3,7 +3,10 @@ import Testing
 @testable import TagIndex
 
 /// The search vocabulary over the fixture taxonomy: mapped words, a word that widens a name,
-/// unsupported words, plurals, and adjacent words joined into names.
+/// unsupported words, plurals, and adjacent words joined into names. Searches run on both backends
+/// (``BackendIndex``); SQLite-only: `meaning(of:)` (not in `PostgresIndex` yet) and the taxonomy
+/// writer's checks (`replaceTaxonomy` is SQLite's; PostgreSQL index runs install the taxonomy
+/// through `PostgresIndexRun`).
 @Suite struct VocabularySearchTests {
     static let words: [VocabularyWord] = [
         VocabularyWord(word: "pet", labels: ["dog", "cat"], reason: "dogs and cats"),
@@ -17,95 +20,115 @@ import Testing
             word: "red", unsupported: "The classifier recognizes objects, not colors: --color D32F2F.", reason: "colors"),
     ]
 
-    let fixture: FixtureIndex
-    init() throws {
-        fixture = try FixtureIndex()
+    /// The fixture with a red setter and the vocabulary, in SQLite.
+    static func written() throws -> FixtureIndex {
+        let fixture = try FixtureIndex()
         try fixture.index.replaceTaxonomy(FixtureIndex.labels + [
             LabelDefinition(identifier: "red_setter", displayName: "Red Setter", parents: ["dog"]),
         ], model: FixtureIndex.model, vocabulary: Self.words)
+        return fixture
     }
 
-    @Test func aMappedWordScoresAsAnOROfItsLabels() throws {
-        let word = try fixture.index.search("pet")
-        let written = try fixture.index.search("dog OR cat")
+    /// The written fixture on `backend`.
+    static func make(_ backend: Backend) async throws -> BackendIndex {
+        try await BackendIndex.make(backend, copying: try written())
+    }
+
+    @Test(arguments: Backend.allCases) func aMappedWordScoresAsAnOROfItsLabels(backend: Backend) async throws {
+        let fixture = try await Self.make(backend)
+        let word = try await fixture.search("pet")
+        let written = try await fixture.search("dog OR cat")
         #expect(word.hits.map(\.path) == written.hits.map(\.path))
         #expect(word.hits.map(\.score) == written.hits.map(\.score))
-        #expect(Set(try fixture.paths("pet")) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "tabby1.jpg", "flat1.jpg"])
+        #expect(Set(try await fixture.paths("pet")) == ["golden1.jpg", "poodle1.jpg", "lab1.png", "tabby1.jpg", "flat1.jpg"])
         // Combined with the rest of the language like any term.
-        #expect(try fixture.paths("pet -indoor") == ["golden1.jpg", "lab1.png"])
-        #expect(try fixture.paths("pet:0.85") == ["golden1.jpg", "poodle1.jpg"])
+        #expect(try await fixture.paths("pet -indoor") == ["golden1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("pet:0.85") == ["golden1.jpg", "poodle1.jpg"])
     }
 
-    @Test func aWordThatIsAlsoANameWidensIt() throws {
+    @Test(arguments: Backend.allCases) func aWordThatIsAlsoANameWidensIt(backend: Backend) async throws {
+        let fixture = try await Self.make(backend)
         // The label indoor finds flat1, poodle1, tabby1; the word adds tabby's subtree (already in).
-        #expect(Set(try fixture.paths("indoor")) == ["flat1.jpg", "poodle1.jpg", "tabby1.jpg"])
+        #expect(Set(try await fixture.paths("indoor")) == ["flat1.jpg", "poodle1.jpg", "tabby1.jpg"])
+    }
+
+    /// SQLite only (`meaning(of:)`): what the words of the tests above mean.
+    @Test func theMeaningOfAWordIsWhatSearchSearches() throws {
+        let fixture = try Self.written()
         let meaning = try fixture.index.meaning(of: "indoor")
         #expect(meaning.namedLabels == ["indoor"])
         #expect(meaning.labels == ["indoor", "tabby"])
         #expect(meaning.word?.reason == "widens indoor: cats live indoors")
+        let sky = try fixture.index.meaning(of: "sky")
+        #expect(sky.isUnsupported)
+        #expect(sky.labels.isEmpty)
+        let pets = try fixture.index.meaning(of: "pets")
+        #expect(pets.matchedName == "pet")
+        #expect(pets.labels == ["cat", "dog"])
+        #expect(!pets.isFreeText)
+        let free = try fixture.index.meaning(of: "retrievers")
+        #expect(free.isFreeText)
+        #expect(free.matchedName == "retriever")
+        #expect(free.labels == ["flat_coated_retriever", "golden_retriever", "labrador_retriever"])
+        let people = try fixture.index.meaning(of: "people")
+        #expect(people.word?.facesAtLeast == 1 && people.facesAtLeast == nil)
     }
 
-    @Test func unsupportedWordsExplainThemselves() throws {
-        #expect(throws: TagIndexError.unsupportedWord(
+    @Test(arguments: Backend.allCases) func unsupportedWordsExplainThemselves(backend: Backend) async throws {
+        let fixture = try await Self.make(backend)
+        await #expect(throws: TagIndexError.unsupportedWord(
             term: "sky", offset: 0, explanation: "The classifier cannot see the sky. Search by color: --color 87CEEB.")) {
-            try fixture.index.search("sky")
+            try await fixture.search("sky")
         }
         do {
-            _ = try fixture.index.search("dog OR skies")
+            _ = try await fixture.search("dog OR skies")
             Issue.record("expected an unsupported word error")
         } catch let error as TagIndexError {
             #expect(error.description
                 == "cannot search for 'skies' (at offset 7): The classifier cannot see the sky. Search by color: --color 87CEEB.")
         }
-        let meaning = try fixture.index.meaning(of: "sky")
-        #expect(meaning.isUnsupported)
-        #expect(meaning.labels.isEmpty)
     }
 
-    @Test func pluralsAndPossessivesResolveToTheSameTerms() throws {
-        #expect(try fixture.paths("dogs") == fixture.paths("dog"))
-        #expect(try fixture.paths("dog's") == fixture.paths("dog"))
-        #expect(try fixture.paths("pets") == fixture.paths("pet"))
-        #expect(try fixture.paths("puppies") == fixture.paths("dog"))          // a synonym
-        #expect(try fixture.paths("kitties") == ["tabby1.jpg"])
-        #expect(try fixture.paths("\"golden retrievers\"") == ["golden1.jpg"])
-        #expect(try fixture.paths("poodles") == ["poodle1.jpg"])
+    @Test(arguments: Backend.allCases) func pluralsAndPossessivesResolveToTheSameTerms(backend: Backend) async throws {
+        let fixture = try await Self.make(backend)
+        let dog = try await fixture.paths("dog")
+        #expect(try await fixture.paths("dogs") == dog)
+        #expect(try await fixture.paths("dog's") == dog)
+        #expect(try await fixture.paths("pets") == fixture.paths("pet"))
+        #expect(try await fixture.paths("puppies") == dog)          // a synonym
+        #expect(try await fixture.paths("kitties") == ["tabby1.jpg"])
+        #expect(try await fixture.paths("\"golden retrievers\"") == ["golden1.jpg"])
+        #expect(try await fixture.paths("poodles") == ["poodle1.jpg"])
         // Free text also tries the singular: `retriever` is no name, but three names contain it.
-        #expect(try fixture.paths("retrievers") == fixture.paths("retriever"))
-        let meaning = try fixture.index.meaning(of: "pets")
-        #expect(meaning.matchedName == "pet")
-        #expect(meaning.labels == ["cat", "dog"])
-        #expect(!meaning.isFreeText)
-        let free = try fixture.index.meaning(of: "retrievers")
-        #expect(free.isFreeText)
-        #expect(free.matchedName == "retriever")
-        #expect(free.labels == ["flat_coated_retriever", "golden_retriever", "labrador_retriever"])
+        #expect(try await fixture.paths("retrievers") == fixture.paths("retriever"))
     }
 
-    @Test func adjacentWordsThatNameSomethingAreOneTerm() throws {
+    @Test(arguments: Backend.allCases) func adjacentWordsThatNameSomethingAreOneTerm(backend: Backend) async throws {
+        let fixture = try await Self.make(backend)
         // `red` alone is unsupported, but `red setter` is a label's name.
-        #expect(try fixture.paths("red setter").isEmpty)
-        #expect(throws: TagIndexError.self) { try fixture.index.search("red dog") }
+        #expect(try await fixture.paths("red setter").isEmpty)
+        await #expect(throws: TagIndexError.self) { try await fixture.search("red dog") }
         // Punctuation does not matter: `flat coated retriever` names "Flat-Coated Retriever".
-        #expect(try fixture.paths("flat coated retriever") == ["flat1.jpg"])
-        #expect(try fixture.paths("golden retrievers") == ["golden1.jpg"])
-        #expect(try fixture.paths("living room") == fixture.paths("indoor"))
+        #expect(try await fixture.paths("flat coated retriever") == ["flat1.jpg"])
+        #expect(try await fixture.paths("golden retrievers") == ["golden1.jpg"])
+        #expect(try await fixture.paths("living room") == fixture.paths("indoor"))
         // A per-term confidence on the last word applies to the joined name.
-        #expect(try fixture.paths("golden retriever:0.95").isEmpty)
-        #expect(try fixture.paths("golden retriever:0.5") == ["golden1.jpg"])
+        #expect(try await fixture.paths("golden retriever:0.95").isEmpty)
+        #expect(try await fixture.paths("golden retriever:0.5") == ["golden1.jpg"])
         // Words that name nothing together stay separate terms.
-        #expect(try fixture.paths("dog outdoor") == ["golden1.jpg", "lab1.png"])
+        #expect(try await fixture.paths("dog outdoor") == ["golden1.jpg", "lab1.png"])
     }
 
     /// Without the face label (an index that never stored faces) the note is carried, not searched;
     /// `FaceSearchTests` covers the index with faces.
-    @Test func theFacesNoteIsCarriedButDoesNotSearchWithoutFaces() throws {
-        let meaning = try fixture.index.meaning(of: "people")
-        #expect(meaning.word?.facesAtLeast == 1 && meaning.facesAtLeast == nil)
-        #expect(try fixture.paths("people") == ["golden1.jpg"])
+    @Test(arguments: Backend.allCases) func theFacesNoteIsCarriedButDoesNotSearchWithoutFaces(backend: Backend) async throws {
+        let fixture = try await Self.make(backend)
+        #expect(try await fixture.paths("people") == ["golden1.jpg"])
     }
 
-    @Test func theVocabularyIsStoredWithTheTaxonomyAndReplacedWhole() throws {
+    /// Replacing the vocabulary (SQLite's writer); the index reopened, and a copy, search the new one.
+    @Test(arguments: Backend.allCases) func theVocabularyIsStoredWithTheTaxonomyAndReplacedWhole(backend: Backend) async throws {
+        let fixture = try Self.written()
         #expect(try fixture.index.vocabulary() == Self.words.sorted { $0.word < $1.word })
         let reopened = try TagIndex(url: fixture.directory.databaseURL)
         #expect(try reopened.paths("pets") == fixture.paths("pet"))
@@ -115,11 +138,16 @@ import Testing
         ])
         #expect(try reopened.paths("pup") == fixture.paths("dog"))
         #expect(throws: TagIndexError.self) { try reopened.search("pet") }
+        let copy = try await BackendIndex.make(backend, copying: fixture)
+        #expect(try await copy.paths("pup") == copy.paths("dog"))
+        await #expect(throws: TagIndexError.self) { try await copy.search("pet") }
         try fixture.index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)
         #expect(try fixture.index.vocabulary().isEmpty)
     }
 
+    /// SQLite only: the taxonomy writer leaves an unchanged vocabulary alone.
     @Test func installingTheSameVocabularyAgainWritesNothing() throws {
+        let fixture = try Self.written()
         // Every index run installs the taxonomy and vocabulary; unchanged, they must not be rewritten
         // (the stored JSON and its fingerprint must not depend on dictionary order).
         let labels = FixtureIndex.labels + [LabelDefinition(identifier: "red_setter", displayName: "Red Setter", parents: ["dog"])]
@@ -130,7 +158,9 @@ import Testing
         #expect(try fixture.index.database.read { db in try TaxonomySnapshot.generation(db) } == generation)
     }
 
+    /// SQLite only: the taxonomy writer refuses a vocabulary that breaks the rules.
     @Test func aVocabularyThatBreaksTheRulesIsRefused() throws {
+        let fixture = try Self.written()
         let labels = FixtureIndex.labels
         func refusal(_ word: VocabularyWord) -> String? {
             do {

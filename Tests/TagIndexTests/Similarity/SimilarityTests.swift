@@ -33,6 +33,8 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
     return dot / (na.squareRoot() * nb.squareRoot())
 }
 
+/// Similar images on both backends (``BackendIndex``). SQLite-only: near-duplicate groups and pairs
+/// (`duplicateGroups`, `similarPairs`: not in `PostgresIndex` yet) and the kernels and helpers.
 @Suite struct SimilarityTests {
     /// A FixtureIndex taxonomy and images with prints: three families of near copies, plus
     /// distinct photos.
@@ -67,12 +69,18 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
             try fixture.index.write(batch: entries)
             self.prints = prints
         }
+
+        /// This library read through `backend`.
+        func on(_ backend: Backend) async throws -> BackendIndex {
+            try await BackendIndex.make(backend, copying: fixture)
+        }
     }
 
-    @Test func nearestNeighboursAreTheCopies() throws {
+    @Test(arguments: Backend.allCases) func nearestNeighboursAreTheCopies(backend: Backend) async throws {
         let library = try Library()
-        let page = try library.index.similar(toPath: "/sim/f1/original.jpg")
-        #expect(page.hits.count == 3 * 3 + 6 - 1)  // every print but itself (fixture images have none)
+        let index = try await library.on(backend)
+        let page = try await index.similar(toPath: "/sim/f1/original.jpg")
+        #expect(page.hits.count == 14)  // every print but itself: 3 families of 3 and 6 distinct (fixture images have none)
         #expect(Set(page.hits.prefix(2).map(\.path)) == ["/sim/f1/small.jpg", "/sim/other/f1-copy.jpg"])
         #expect(page.hits[0].score > 0.95)
         #expect(page.hits[2].score < 0.8)
@@ -83,40 +91,53 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
         #expect(abs(page.hits[0].score - Double(expected)) < 2e-3)
     }
 
-    @Test func minimumScoreLimitAndPage() throws {
-        let library = try Library()
-        let strict = try library.index.similar(toPath: "/sim/f0/small.jpg", minimumScore: 0.9)
+    @Test(arguments: Backend.allCases) func minimumScoreLimitAndPage(backend: Backend) async throws {
+        let index = try await Library().on(backend)
+        let strict = try await index.similar(toPath: "/sim/f0/small.jpg", minimumScore: 0.9)
         #expect(strict.totalCount == 2)
         #expect(Set(strict.hits.map(\.path)) == ["/sim/f0/original.jpg", "/sim/other/f0-copy.jpg"])
         var query = Query()
         query.limit = 3
         query.page = 2
-        let all = try library.index.similar(toPath: "/sim/f0/small.jpg", query: Query())
-        let second = try library.index.similar(toPath: "/sim/f0/small.jpg", query: query)
+        let all = try await index.similar(toPath: "/sim/f0/small.jpg", query: Query())
+        let second = try await index.similar(toPath: "/sim/f0/small.jpg", query: query)
         #expect(second.totalCount == all.totalCount)
         #expect(second.hits.map(\.path) == all.hits[3..<6].map(\.path))
         #expect(second.pageCount == (all.totalCount + 2) / 3)
+        query.page = 100
+        let beyond = try await index.similar(toPath: "/sim/f0/small.jpg", query: query)
+        #expect(beyond.hits.isEmpty && beyond.totalCount == all.totalCount)
+        query.page = 0
+        await #expect(throws: TagIndexError.self) { try await index.similar(toPath: "/sim/f0/small.jpg", query: query) }
     }
 
-    @Test func combinesWithLabelQueriesAndFilters() throws {
+    @Test(arguments: Backend.allCases) func combinesWithLabelQueriesAndFilters(backend: Backend) async throws {
         let library = try Library()
+        let index = try await library.on(backend)
         // Only beach images: family 0 (dogs) and the tabbies are out.
-        let beach = try library.index.similar(toPath: "/sim/f0/original.jpg", query: Query(parsing: "beach"))
+        let beach = try await index.similar(toPath: "/sim/f0/original.jpg", query: Query(parsing: "beach"))
         #expect(!beach.hits.isEmpty)
         #expect(beach.hits.allSatisfy { $0.path.hasPrefix("/sim/f1/") || $0.path.hasPrefix("/sim/f2/") || $0.path.hasPrefix("/sim/other/f1") || $0.path.hasPrefix("/sim/other/f2") })
-        let dogs = try library.index.similar(toPath: "/sim/f0/original.jpg", query: Query(parsing: "dog under:/sim/other"))
+        let dogs = try await index.similar(toPath: "/sim/f0/original.jpg", query: Query(parsing: "dog under:/sim/other"))
         #expect(dogs.hits.map(\.path) == ["/sim/other/f0-copy.jpg"])
-        let none = try library.index.similar(toPath: "/sim/f0/original.jpg", query: Query(parsing: "poodle"))
+        let none = try await index.similar(toPath: "/sim/f0/original.jpg", query: Query(parsing: "poodle"))
         #expect(none.totalCount == 0 && none.hits.isEmpty)
         // A print classified on the fly: the file itself need not be indexed.
         let probe = library.prints["/sim/f2/small.jpg"]!
-        let byPrint = try library.index.similar(to: probe, query: Query(parsing: "under:/sim/f2"))
+        let byPrint = try await index.similar(to: probe, query: Query(parsing: "under:/sim/f2"))
         #expect(byPrint.hits.map(\.path) == ["/sim/f2/small.jpg", "/sim/f2/original.jpg"])
         #expect(byPrint.hits[0].score > 0.999)
-        #expect(throws: TagIndexError.self) { try library.index.similar(toPath: "/lib/a/golden1.jpg") }
-        #expect(throws: TagIndexError.self) { try library.index.similar(to: [1, 2, 3]) }
+        let excluded = try await index.similar(to: probe, query: Query(parsing: "under:/sim/f2"), excludingPath: "/sim/f2/small.jpg")
+        #expect(excluded.hits.map(\.path) == ["/sim/f2/original.jpg"])
+        // Terms and filters with a threshold: only beach copies above 0.9.
+        let close = try await index.similar(toPath: "/sim/f1/original.jpg", query: Query(parsing: "beach -dog"), minimumScore: 0.9)
+        #expect(Set(close.hits.map(\.path)) == ["/sim/f1/small.jpg", "/sim/other/f1-copy.jpg"])
+        await #expect(throws: TagIndexError.self) { try await index.similar(toPath: "/lib/a/golden1.jpg") }
+        await #expect(throws: TagIndexError.self) { try await index.similar(toPath: "/not/indexed.jpg") }
+        await #expect(throws: TagIndexError.self) { try await index.similar(to: [1, 2, 3]) }
     }
 
+    /// SQLite only (`duplicateGroups`, `similarPairs`).
     @Test func duplicateGroupsAreTheFamilies() throws {
         let library = try Library()
         let groups = try library.index.duplicateGroups(threshold: 0.9)
@@ -138,7 +159,7 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
     }
 
     /// a ~ b ~ c ~ d at 0.7 while a and c share nothing: the group of any of them is all four,
-    /// as the all-pairs groups say, and a distinct photo has none.
+    /// as the all-pairs groups say, and a distinct photo has none. SQLite only (`duplicateGroup`).
     @Test func aPhotosGroupFollowsTheWholeChain() throws {
         let fixture = try FixtureIndex()
         let dimension = FeaturePrint.dimension
@@ -176,7 +197,35 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
         #expect(try fixture.index.duplicateGroup(containingPath: "/not/indexed.jpg") == nil)
     }
 
-    @Test func scansCrossBlockBoundariesAndProbeCandidates() throws {
+    /// More prints than one block holds, and few candidates among them.
+    @Test(arguments: Backend.allCases) func scansCrossBlockBoundariesAndProbeCandidates(backend: Backend) async throws {
+        let (directory, written, target) = try Self.bigLibrary()
+        let index = try await BackendIndex.make(backend, copying: written, in: directory)
+        let page = try await index.similar(to: target)
+        #expect(page.totalCount == 2_100)
+        #expect(page.hits.first?.path == "/big/1500.jpg")
+        #expect(page.hits.count == 50)
+        // 7 poodles among 2,100 images: answered by probing each candidate (on SQLite).
+        let poodles = try await index.similar(to: target, query: Query(parsing: "poodle"))
+        #expect(poodles.totalCount == 7)
+        #expect(poodles.hits.first?.path == "/big/1500.jpg")
+        // The last page, past a block boundary.
+        var last = Query()
+        last.limit = 1000
+        last.page = 3
+        let tail = try await index.similar(to: target, query: last)
+        #expect(tail.hits.count == 100 && tail.totalCount == 2_100)
+    }
+
+    /// SQLite only (`duplicateGroups`): no near duplicates among 2,100 random prints.
+    @Test func noDuplicatesAmongDistinctPrints() throws {
+        let (directory, index, _) = try Self.bigLibrary()
+        _ = directory
+        #expect(try index.duplicateGroups(threshold: 0.95).isEmpty)
+    }
+
+    /// 2,100 random prints (a poodle every 300th) and the print of /big/1500.jpg.
+    static func bigLibrary() throws -> (TemporaryDirectory, TagIndex, [Float]) {
         let directory = try TemporaryDirectory()
         let index = try TagIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)
@@ -193,14 +242,7 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
                 featurePrint: print)))
         }
         try index.write(batch: entries)
-        let page = try index.similar(to: target)
-        #expect(page.totalCount == 2_100)
-        #expect(page.hits.first?.path == "/big/1500.jpg")
-        // 7 poodles among 2,100 images: answered by probing each candidate.
-        let poodles = try index.similar(to: target, query: Query(parsing: "poodle"))
-        #expect(poodles.totalCount == 7)
-        #expect(poodles.hits.first?.path == "/big/1500.jpg")
-        #expect(try index.duplicateGroups(threshold: 0.95).isEmpty)
+        return (directory, index, target)
     }
 
     @Test func halfDotKernelsAgreeWithFloatArithmetic() throws {

@@ -66,17 +66,22 @@ struct FixtureIndex {
         directory = try TemporaryDirectory()
         index = try TagIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
-        var batch: [IndexEntry] = Self.images.map { path, size, days, width, height, observations in
+        try index.write(batch: Self.entries)
+    }
+
+    /// The images and the failed file, as one batch.
+    static var entries: [IndexEntry] {
+        var batch: [IndexEntry] = images.map { path, size, days, width, height, observations in
             .classified(ImageClassification(
-                path: path, size: size, modificationTime: Self.date(days: days),
+                path: path, size: size, modificationTime: date(days: days),
                 contentHash: ContentHash.hex(of: Array(path.utf8)), width: width, height: height,
-                model: Self.model,
+                model: model,
                 observations: observations.map { LabelConfidence(identifier: $0.0, confidence: $0.1) }))
         }
         batch.append(.failed(ImageFailure(
-            path: "/lib/c/broken.jpg", size: 10, modificationTime: Self.date(days: 8), contentHash: nil,
-            model: Self.model, stage: "decode", reason: "truncated JPEG")))
-        try index.write(batch: batch)
+            path: "/lib/c/broken.jpg", size: 10, modificationTime: date(days: 8), contentHash: nil,
+            model: model, stage: "decode", reason: "truncated JPEG")))
+        return batch
     }
 
     /// Paths of a search, in result order.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TagIndex
 
+/// Content hashes of files and of bytes: no index involved.
 @Suite struct ContentHashTests {
     static let pinned: [(String, [UInt8])] = [
         ("7c28513d42f5d0c7", []),

@@ -39,4 +39,29 @@ import Testing
         #expect(try second.finish() == RunSummary(scanned: 2, unchanged: 2))
         #expect(try index.search("dog after:2020-01-01").hits.map(\.path) == ["/photos/future.jpg"])
     }
+
+    /// Saturated times, written in SQLite, filter and sort by date on both backends.
+    @Test(arguments: Backend.allCases) func absurdTimesFilterAndSortOnEveryBackend(backend: Backend) async throws {
+        let directory = try TemporaryDirectory()
+        let index = try TagIndex(url: directory.databaseURL)
+        let model = ModelStamp(name: "lite0", version: "1")
+        try index.replaceTaxonomy([LabelDefinition(identifier: "dog", displayName: "Dog")], model: model)
+        let files: [(String, Double, Double)] = [
+            ("/photos/future.jpg", 99_999_999_999_999, 0.7), ("/photos/now.jpg", 1_700_000_000, 0.8),
+            ("/photos/past.jpg", -99_999_999_999_999, 0.9),
+        ]
+        try index.write(batch: files.map { path, seconds, confidence in
+            .classified(ImageClassification(
+                path: path, size: 10, modificationTime: Date(timeIntervalSince1970: seconds), contentHash: path,
+                width: 1, height: 1, model: model, observations: [LabelConfidence(identifier: "dog", confidence: confidence)]))
+        })
+        let read = try await BackendIndex.make(backend, copying: index, in: directory)
+        var query = try Query(parsing: "dog")
+        query.sort = .date
+        #expect(try await read.paths(query) == ["future.jpg", "now.jpg", "past.jpg"])
+        #expect(try await read.paths("dog after:2020-01-01") == ["now.jpg", "future.jpg"])
+        #expect(try await read.paths("dog before:1970-01-01") == ["past.jpg"])
+        #expect(try await read.image(atPath: "/photos/future.jpg")?.modificationTime == Timestamps.date(.max))
+        #expect(try await read.image(atPath: "/photos/past.jpg")?.modificationTime == Timestamps.date(.min))
+    }
 }

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import TagIndex
 
+/// SQLite index runs: plans, copies found by content, removals, the writer lock. SQLite only: the
+/// PostgreSQL writer (work queue, leased claims) has `PostgresIndexRunTests`.
 @Suite struct IndexRunTests {
     let directory: TemporaryDirectory
     let index: TagIndex

@@ -6,7 +6,7 @@ import Testing
 
 /// When the disk refuses: a full disk, a location that cannot hold a database, a damaged file.
 /// Each gives a ``TagIndexError/storage(path:reason:)`` that says what to do, and leaves what was
-/// written before exactly as it was.
+/// written before exactly as it was. SQLite only: these are the SQLite file's failures.
 @Suite struct StorageFailureTests {
     static let model = ModelStamp(name: "lite0", version: "1")
     static let labels = [
