@@ -26,8 +26,15 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot reach the PostgreSQL server at 127.0.0.1:1"), "\(result.stderr)")
         #expect(!result.stderr.contains("hunter2"), "\(result.stderr)")
+        for arguments in [["labels", "--used"], ["export", "--format", "csv"], ["duplicates"], ["tag", "list"], ["tag", "add", "a.jpg", "dog"]] {
+            let other = try Tool.run(arguments + ["--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
+                                     environment: Tool.environment(dataHome: fixture.dataHome))
+            #expect(other.status == 1, "\(arguments)")
+            #expect(other.stderr.contains("cannot reach the PostgreSQL server at 127.0.0.1:1"), "\(arguments): \(other.stderr)")
+            #expect(!other.stderr.contains("hunter2") && !other.stdout.contains("hunter2"), "\(arguments): \(other.stderr)")
+        }
         // Commands that do not open PostgreSQL yet say so.
-        let show = try Tool.run(["duplicates", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
+        let show = try Tool.run(["serve", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], in: fixture.root,
                                 environment: Tool.environment(dataHome: fixture.dataHome))
         #expect(show.status == 1)
         #expect(show.stderr.contains("does not open PostgreSQL indexes yet (postgres://classify@127.0.0.1:1/photos?sslmode=prefer)"), "\(show.stderr)")

@@ -82,6 +82,11 @@ public final class SidecarExporter {
         if let stage = record.failureStage {
             return result(.skipped(reason: "not classified (\(stage) failed)"))
         }
+        // A shared index stores a named library's files as NAME:/relative; which folder of this
+        // machine holds them is not known here, and the path would name a folder "NAME:" here.
+        guard record.path.hasPrefix("/") else {
+            return result(.skipped(reason: "a library path (NAME:/...), not a file of this machine: no sidecar written"))
+        }
         if let other = claim(sidecar, for: record.path) { return result(.failed(.shared(path: sidecar, with: other))) }
         let existing: Data?
         do {

@@ -112,6 +112,13 @@ enum Corrections {
     /// The label a person means by `name`: a label's identifier, name or synonym as in search
     /// (exact, not free text), else a user label of that name.
     static func label(named name: String, taxonomy: TaxonomySnapshot, _ db: Database) throws -> CorrectionLabel {
+        try label(
+            named: name, taxonomy: taxonomy,
+            userLabels: Set(try String.fetchAll(db, sql: "SELECT DISTINCT label FROM corrections WHERE user_label = 1")))
+    }
+
+    /// The same, given the names of the user labels stored now (either backend).
+    static func label(named name: String, taxonomy: TaxonomySnapshot, userLabels: Set<String>) throws -> CorrectionLabel {
         let text = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw TagIndexError.invalidInput("a label needs a name") }
         guard text.count <= 200 else { throw TagIndexError.invalidInput("a label name has at most 200 characters") }
@@ -119,7 +126,6 @@ enum Corrections {
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "|" }) else {
             throw TagIndexError.invalidInput("a label name cannot hold control characters or '|': \(text.debugDescription)")
         }
-        let userLabels = Set(try String.fetchAll(db, sql: "SELECT DISTINCT label FROM corrections WHERE user_label = 1"))
         if let id = taxonomy.idByIdentifier[text] ?? uniqueLabel(named: text, taxonomy: taxonomy),
             let label = taxonomy.labels[id]
         {

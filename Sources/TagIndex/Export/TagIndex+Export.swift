@@ -30,10 +30,7 @@ extension TagIndex {
                 after = last.path
             }
         }
-        query.sort = .path
-        query.limit = pageSize
-        query.facetCount = 0
-        query.page = 1
+        query = query.exportPages(of: pageSize)
         while true {
             let hits = try search(query).hits
             let ids = SQLCompiler.json(hits.map(\.imageID))
@@ -54,86 +51,39 @@ struct ExportReader {
     let taxonomy: TaxonomySnapshot
     let filter: CalibratedFilter?
 
-    /// Routes from the top of the taxonomy are built at most this many per label (a label with
-    /// several parents at several levels could have many).
-    static let maximumRoutes = 8
-
     func records(where condition: String, _ arguments: StatementArguments) throws -> [ExportRecord] {
         let rows = try Row.fetchAll(
             db,
-            sql: """
-                SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
-                       m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
-                FROM images AS i LEFT JOIN models AS m ON m.id = i.model_id
-                LEFT JOIN image_labels AS il ON il.image_id = i.id
-                LEFT JOIN image_faces AS f ON f.image_id = i.id
-                WHERE \(condition)
-                """,
+            sql: ExportRecordBuilder.selection(where: condition),
             arguments: arguments)
         let corrections = try db.cachedStatement(sql: "SELECT label, added, user_label FROM corrections WHERE content_hash = ?")
-        var routes: [Int64: [[String]]] = [:]
+        var builder = ExportRecordBuilder(taxonomy: taxonomy, filter: filter)
         return try rows.map { row in
             let hash: String? = row[6]
-            var added: [String: Bool] = [:]  // identifier -> is a user label
-            var removed: [String] = []
-            if let hash {
-                for correction in try Row.fetchAll(corrections, arguments: [hash]) {
-                    if correction[1] { added[correction[0]] = correction[2] } else { removed.append(correction[0]) }
+            let stored = try hash.map { hash in
+                try Row.fetchAll(corrections, arguments: [hash]).map {
+                    ExportRecordBuilder.Correction(label: $0[0], added: $0[1], isUserLabel: $0[2])
                 }
-            }
-            var labels: [ExportedLabel] = []
-            if let packed = row[11] as Data? {
-                var kept: [(Int64, Int)] = []
-                packed.withUnsafeBytes { bytes in
-                    PackedLabels.forEach(bytes) { labelID, _, confidence in
-                        guard confidence > 0, let identifier = taxonomy.labels[Int64(labelID)]?.identifier,
-                            let threshold = threshold(Int64(labelID), added: added[identifier] != nil)
-                        else { return }
-                        if confidence >= threshold { kept.append((Int64(labelID), confidence)) }
-                    }
-                }
-                for (labelID, confidence) in kept {
-                    guard let label = taxonomy.labels[labelID] else { continue }
-                    let isAdded = added[label.identifier] != nil && confidence == CorrectionRules.certain
-                    labels.append(ExportedLabel(
-                        identifier: label.identifier, displayName: label.displayName,
-                        confidence: StorageFormat.confidence(confidence),
-                        hierarchy: route(labelID, &routes), isAdded: isAdded,
-                        isUserLabel: added[label.identifier] ?? false))
-                }
-            }
-            labels.sort { ($1.confidence, $0.identifier) < ($0.confidence, $1.identifier) }
-            let modelName: String? = row[7]
-            return ExportRecord(
-                path: row[0], size: row[1], modificationTime: Timestamps.date(row[2]), indexedAt: Timestamps.date(row[3]),
-                width: row[4], height: row[5], contentHash: hash,
-                model: modelName.map { ModelStamp(name: $0, version: row[8] ?? "") },
-                failureStage: row[9], failureReason: row[10], labels: labels, removedLabels: removed.sorted(),
-                faces: (row[12] as Data?).flatMap(IndexedFace.decode))
+            } ?? []
+            return builder.record(
+                ExportRecordBuilder.StoredImage(
+                    path: row[0], size: row[1], mtime: row[2], indexedAt: row[3], width: row[4], height: row[5], contentHash: hash,
+                    modelName: row[7], modelVersion: row[8], failureStage: row[9], failureReason: row[10],
+                    packedLabels: row[11], faces: row[12]),
+                corrections: stored)
         }
     }
+}
 
-    /// The quantized threshold of a label under the export's filter; nil when it never passes.
-    private func threshold(_ labelID: Int64, added: Bool) -> Int? {
-        guard let filter else { return StorageFormat.floorQuantized }
-        return taxonomy.calibratedThreshold(labelID, filter, added: added)
-            .map { max(StorageFormat.floorQuantized, StorageFormat.quantize($0)) }
-    }
-
-    /// The routes from the top of the taxonomy to `labelID`, as display names.
-    private func route(_ labelID: Int64, _ memo: inout [Int64: [[String]]]) -> [[String]] {
-        if let known = memo[labelID] { return known }
-        let name = taxonomy.labels[labelID]?.displayName ?? String(labelID)
-        let parents = taxonomy.parents[labelID] ?? []
-        var routes: [[String]] = []
-        if parents.isEmpty {
-            routes = [[name]]
-        } else {
-            for parent in parents.sorted() {
-                for above in route(parent, &memo) where routes.count < Self.maximumRoutes { routes.append(above + [name]) }
-            }
-        }
-        memo[labelID] = routes
-        return routes
+extension Query {
+    /// The query an export pages through on either backend: sorted by path, `limit` results a
+    /// page, no facets, from the first page.
+    func exportPages(of limit: Int) -> Query {
+        var query = self
+        query.sort = .path
+        query.limit = limit
+        query.facetCount = 0
+        query.page = 1
+        return query
     }
 }

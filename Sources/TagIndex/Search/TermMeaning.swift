@@ -48,24 +48,7 @@ extension TagIndex {
     public func meaning(of term: String) throws -> TermMeaning {
         try guardingStorage {
             try database.read { db in
-                let taxonomy = try taxonomy(db)
-                let resolver = TermResolver(db: db, taxonomy: taxonomy)
-                func identifiers(_ ids: some Sequence<Int64>) -> [String] {
-                    Set(ids.compactMap { taxonomy.labels[$0]?.identifier }).sorted()
-                }
-                switch try resolver.resolve(SearchTerm(term)) {
-                case .name(let entry):
-                    let searched = entry.word?.definition.unsupportedExplanation == nil
-                        ? entry.namedLabels + (entry.word?.labelIDs ?? []) : []
-                    return TermMeaning(
-                        term: term, matchedName: entry.form, namedLabels: identifiers(entry.namedLabels),
-                        word: entry.word?.definition, isFreeText: false, labels: identifiers(searched),
-                        facesAtLeast: taxonomy.faceLabelID == nil ? nil : entry.word?.definition.facesAtLeast)
-                case .freeText(let form, let ids):
-                    return TermMeaning(
-                        term: term, matchedName: form, namedLabels: [], word: nil, isFreeText: true,
-                        labels: identifiers(ids))
-                }
+                try TermMeaning.resolve(term, TermResolver(db: db, taxonomy: try taxonomy(db)))
             }
         }
     }
@@ -77,5 +60,28 @@ extension TagIndex {
     /// ```
     public func vocabulary() throws -> [VocabularyWord] {
         try guardingStorage { try database.read { db in try TaxonomySnapshot.vocabulary(db) } }
+    }
+}
+
+extension TermMeaning {
+    /// What `term` means under `resolver` (either backend's lookups), as ``TagIndex/meaning(of:)`` answers.
+    static func resolve(_ term: String, _ resolver: TermResolver) throws -> TermMeaning {
+        let taxonomy = resolver.taxonomy
+        func identifiers(_ ids: some Sequence<Int64>) -> [String] {
+            Set(ids.compactMap { taxonomy.labels[$0]?.identifier }).sorted()
+        }
+        switch try resolver.resolve(SearchTerm(term)) {
+        case .name(let entry):
+            let searched = entry.word?.definition.unsupportedExplanation == nil
+                ? entry.namedLabels + (entry.word?.labelIDs ?? []) : []
+            return TermMeaning(
+                term: term, matchedName: entry.form, namedLabels: identifiers(entry.namedLabels),
+                word: entry.word?.definition, isFreeText: false, labels: identifiers(searched),
+                facesAtLeast: taxonomy.faceLabelID == nil ? nil : entry.word?.definition.facesAtLeast)
+        case .freeText(let form, let ids):
+            return TermMeaning(
+                term: term, matchedName: form, namedLabels: [], word: nil, isFreeText: true,
+                labels: identifiers(ids))
+        }
     }
 }

@@ -110,28 +110,15 @@ extension TagIndex {
     {
         try database.read { db in
             let matrix = try PrintMatrix.load(db, query: query, taxonomy: taxonomy(db))
-            let edges = matrix.pairs(minimumScore: Float(threshold))
-            var components = UnionFind(count: matrix.ids.count)
-            for edge in edges { components.union(Int(edge.first), Int(edge.second)) }
-            var groups: [Int: [Int]] = [:]
-            for edge in edges { groups[components.find(Int(edge.first)), default: []].append(Int(edge.first)) }
-            for edge in edges { groups[components.find(Int(edge.second)), default: []].append(Int(edge.second)) }
-            let rows = groups.values.map { Array(Set($0)).sorted() }
-            let allIDs = rows.flatMap { $0.map { matrix.ids[$0] } }
+            let components = matrix.components(threshold: Float(threshold))
             var facts: [Int64: DuplicateMember] = [:]
             for row in try Row.fetchAll(
                 db, sql: "SELECT id, path, width, height, size FROM images WHERE id IN (SELECT value FROM json_each(?))",
-                arguments: [SQLCompiler.json(allIDs)])
+                arguments: [SQLCompiler.json(components.flatMap { $0.map { matrix.ids[$0] } })])
             {
                 facts[row[0]] = DuplicateMember(imageID: row[0], path: row[1], width: row[2], height: row[3], size: row[4], score: 1)
             }
-            var result: [DuplicateGroup] = []
-            for rows in rows {
-                let candidates = rows.compactMap { row in facts[matrix.ids[row]].map { (row, $0) } }
-                guard candidates.count >= 2 else { continue }
-                result.append(DuplicateGroup(ranking: candidates) { matrix.dot($0, $1) })
-            }
-            return result.sorted { ($0.members.count, $1.keeper.path) > ($1.members.count, $0.keeper.path) }
+            return DuplicateGroup.ranked(components, matrix, facts: facts)
         }
     }
 
@@ -230,17 +217,51 @@ extension TagIndex {
     public func similarPairs(minimumScore: Double, query: Query = Query()) throws -> [SimilarPair] {
         try database.read { db in
             let matrix = try PrintMatrix.load(db, query: query, taxonomy: taxonomy(db))
-            let edges = matrix.pairs(minimumScore: Float(minimumScore)).sorted { $0.score > $1.score }
             var paths: [Int64: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE feature_print IS NOT NULL") {
                 paths[row[0]] = row[1]
             }
-            return edges.compactMap { edge in
-                guard let first = paths[matrix.ids[Int(edge.first)]], let second = paths[matrix.ids[Int(edge.second)]]
-                else { return nil }
-                return SimilarPair(first: first, second: second, score: SimilarityScore.score(cosine: Double(edge.score)))
-            }
+            return matrix.similarPairs(minimumScore: Float(minimumScore), paths: paths)
         }
+    }
+}
+
+extension DuplicateGroup {
+    /// The groups of `components` (rows of `matrix`), each ranked (keeper first), largest group
+    /// first; `facts` holds the members' rows by image id (a member without one is left out).
+    static func ranked(_ components: [[Int]], _ matrix: PrintMatrix, facts: [Int64: DuplicateMember]) -> [DuplicateGroup] {
+        var result: [DuplicateGroup] = []
+        for rows in components {
+            let candidates = rows.compactMap { row in facts[matrix.ids[row]].map { (row, $0) } }
+            guard candidates.count >= 2 else { continue }
+            result.append(DuplicateGroup(ranking: candidates) { matrix.dot($0, $1) })
+        }
+        return result.sorted { ($0.members.count, $1.keeper.path) > ($1.members.count, $0.keeper.path) }
+    }
+}
+
+extension PrintMatrix {
+    /// The rows of every connected component of two or more images joined by pairs scoring at
+    /// least `threshold` (union-find over the edges), each sorted.
+    func components(threshold: Float) -> [[Int]] {
+        let edges = pairs(minimumScore: threshold)
+        var components = UnionFind(count: ids.count)
+        for edge in edges { components.union(Int(edge.first), Int(edge.second)) }
+        var groups: [Int: Set<Int>] = [:]
+        for edge in edges {
+            groups[components.find(Int(edge.first)), default: []].insert(Int(edge.first))
+            groups[components.find(Int(edge.second)), default: []].insert(Int(edge.second))
+        }
+        return groups.values.map { $0.sorted() }
+    }
+
+    /// Every pair scoring at least `minimumScore`, best first (ties by path), named by `paths`
+    /// (image id to path; a pair missing one is left out).
+    func similarPairs(minimumScore: Float, paths: [Int64: String]) -> [SimilarPair] {
+        pairs(minimumScore: minimumScore).compactMap { edge -> SimilarPair? in
+            guard let first = paths[ids[Int(edge.first)]], let second = paths[ids[Int(edge.second)]] else { return nil }
+            return SimilarPair(first: first, second: second, score: SimilarityScore.score(cosine: Double(edge.score)))
+        }.sorted { ($0.score, $1.first, $1.second) > ($1.score, $0.first, $0.second) }
     }
 }
 

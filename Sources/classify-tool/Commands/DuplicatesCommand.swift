@@ -3,7 +3,7 @@ import Foundation
 import TagIndex
 
 /// `classify-tool duplicates`: groups of near-duplicate photos, with a suggested keeper.
-struct DuplicatesCommand: ParsableCommand {
+struct DuplicatesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "duplicates",
         abstract: "Find groups of near-duplicate photos in the index.",
@@ -32,23 +32,39 @@ struct DuplicatesCommand: ParsableCommand {
         guard (0...1).contains(threshold) else { throw ValidationError("--threshold takes 0...1") }
     }
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
         var parsed = try Query(commandLine: query, under: under)
-        let index = try database.open(create: false)
-        try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
-        if pairs {
-            let found = try index.similarPairs(minimumScore: threshold, query: parsed)
-            switch format {
-            case .paths:
-                for pair in found { Terminal.out(String(format: "%.4f\t", pair.score) + pair.first + "\t" + pair.second) }
-            case .json:
-                try printJSON(found.map { ["score": ($0.score * 1e4).rounded() / 1e4, "first": $0.first, "second": $0.second] })
+        let index = try await database.openBackend()
+        defer { Task { await index.close() } }
+        do {
+            parsed.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: true)
+            if pairs {
+                try report(try await index.similarPairs(minimumScore: threshold, query: parsed))
+            } else {
+                try report(try await index.duplicateGroups(threshold: threshold, query: parsed))
             }
-            Terminal.note("\(found.count) pair\(found.count == 1 ? "" : "s") at or above \(threshold)")
-            return
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
         }
-        let groups = try index.duplicateGroups(threshold: threshold, query: parsed)
+    }
+
+    /// Prints the pairs at or above the threshold.
+    private func report(_ found: [SimilarPair]) throws {
+        switch format {
+        case .paths:
+            for pair in found { Terminal.out(String(format: "%.4f\t", pair.score) + pair.first + "\t" + pair.second) }
+        case .json:
+            try printJSON(found.map { ["score": ($0.score * 1e4).rounded() / 1e4, "first": $0.first, "second": $0.second] })
+        }
+        Terminal.note("\(found.count) pair\(found.count == 1 ? "" : "s") at or above \(threshold)")
+    }
+
+    /// Prints the groups, keeper first.
+    private func report(_ groups: [DuplicateGroup]) throws {
         switch format {
         case .paths:
             for (number, group) in groups.enumerated() {

@@ -6,7 +6,7 @@ import TagIndex
 /// `classify-tool export [QUERY] --xmp | --format csv|jsonl`: labels where other tools read them.
 ///
 /// Usage: `classify-tool export dog --xmp --sidecar-name photo.jpg.xmp`
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write labels to XMP sidecars, or export rows as CSV or JSON Lines.",
@@ -51,28 +51,26 @@ struct ExportCommand: ParsableCommand {
         if format != nil && dryRun { throw ValidationError("--dry-run goes with --xmp") }
     }
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
-        let index = try database.open(create: false)
         let text = query.joined(separator: " ")
-        var selection: Query?
-        if !text.isEmpty || !under.isEmpty {
-            var parsed = try Query(commandLine: text.isEmpty ? nil : text, under: under)
-            try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
-            selection = parsed
-        }
-        let labelFilter: CalibratedFilter?
-        switch filter {
-        case .none?: labelFilter = nil
-        case .highRecall?: labelFilter = .highRecall
-        case .highPrecision?: labelFilter = .highPrecision
-        case nil: labelFilter = try index.hasCalibration() ? .highPrecision : nil
-        }
+        var selection = text.isEmpty && under.isEmpty ? nil : try Query(commandLine: text.isEmpty ? nil : text, under: under)
+        let index = try await database.openBackend()
+        defer { Task { await index.close() } }
         do {
+            let hasCalibration = try await index.hasCalibration()
+            selection?.applyDefaultCalibration(indexHasCalibration: hasCalibration, onlyWithLabelTerms: true)
+            let labelFilter: CalibratedFilter?
+            switch filter {
+            case .none?: labelFilter = nil
+            case .highRecall?: labelFilter = .highRecall
+            case .highPrecision?: labelFilter = .highPrecision
+            case nil: labelFilter = hasCalibration ? .highPrecision : nil
+            }
             if let format {
-                try exportRows(index, selection, labelFilter, format == .csv ? .csv : .jsonl)
+                try await exportRows(index, selection, labelFilter, format == .csv ? .csv : .jsonl)
             } else {
-                try exportSidecars(index, selection, labelFilter)
+                try await exportSidecars(index, selection, labelFilter)
             }
         } catch let exit as ExitCode {
             throw exit
@@ -82,20 +80,20 @@ struct ExportCommand: ParsableCommand {
         }
     }
 
-    private func exportRows(_ index: TagIndex, _ selection: Query?, _ filter: CalibratedFilter?, _ format: RecordFormat) throws {
+    private func exportRows(_ index: any IndexBackend, _ selection: Query?, _ filter: CalibratedFilter?, _ format: RecordFormat) async throws {
         if let header = format.header { Terminal.out(header) }
         var count = 0
-        try index.exportRecords(matching: selection, filter: filter) { record in
+        try await index.exportRecords(matching: selection, filter: filter) { record in
             Terminal.out(format.line(for: record))
             count += 1
         }
         Terminal.note("\(count) row\(count == 1 ? "" : "s")")
     }
 
-    private func exportSidecars(_ index: TagIndex, _ selection: Query?, _ filter: CalibratedFilter?) throws {
+    private func exportSidecars(_ index: any IndexBackend, _ selection: Query?, _ filter: CalibratedFilter?) async throws {
         let exporter = SidecarExporter(naming: sidecarName, dryRun: dryRun)
         var counts: [String: Int] = [:]
-        try index.exportRecords(matching: selection, filter: filter) { record in
+        try await index.exportRecords(matching: selection, filter: filter) { record in
             let result = exporter.export(record)
             let word: String
             switch result.outcome {

@@ -8,7 +8,7 @@ import TagIndex
 /// say what a search word of the vocabulary means.
 ///
 /// Usage: `classify-tool labels retriever --db photos.sqlite`
-struct LabelsCommand: ParsableCommand {
+struct LabelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "labels",
         abstract: "List the labels the classifier knows, with parents, synonyms and image counts.",
@@ -37,17 +37,24 @@ struct LabelsCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
 
-    func run() throws {
+    func run() async throws {
         verbosity.apply()
         let model = try modelOptions.loadModel()
         let taxonomy = model.labelSet.taxonomy
-        let index = try existingIndex()
-        let counts = try index?.labelImageCounts()
+        let index = try await existingIndex()
+        defer { if let index { Task { await index.close() } } }
+        let counts: [String: Int]?
+        do {
+            counts = try await index?.labelImageCounts()
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
         var needle = pattern?.lowercased().replacingOccurrences(of: "_", with: " ")
         var explainedWord = false
-        if let pattern, let meaning = try meaning(of: pattern, model: model, index: index) {
+        if let pattern, let meaning = try await meaning(of: pattern, model: model, index: index) {
             if meaning.word != nil, format == .table {
-                try explain(meaning, index: index)
+                try await explain(meaning, index: index)
                 explainedWord = true
             }
             // `dogs` lists what `dog` lists.
@@ -102,10 +109,10 @@ struct LabelsCommand: ParsableCommand {
 
     /// What `pattern` means to search, from the index when it has a vocabulary (that is what search
     /// uses), else from the model's files; nil when it names nothing.
-    private func meaning(of pattern: String, model: ImageClassifierModel, index: TagIndex?) throws -> TermMeaning? {
+    private func meaning(of pattern: String, model: ImageClassifierModel, index: (any IndexBackend)?) async throws -> TermMeaning? {
         var source = index
-        if let index, model.labelSet.vocabulary != nil, try index.vocabulary().isEmpty {
-            Terminal.note("the index at \(database.location.path) has no search vocabulary yet; run classify-tool index to install it")
+        if let index, model.labelSet.vocabulary != nil, try await index.vocabulary().isEmpty {
+            Terminal.note("the index at \(database.displayLocation) has no search vocabulary yet; run classify-tool index to install it")
             source = nil
         }
         if source == nil {
@@ -114,14 +121,14 @@ struct LabelsCommand: ParsableCommand {
             source = scratch
         }
         do {
-            return try source!.meaning(of: pattern)
+            return try await source!.meaning(of: pattern)
         } catch TagIndexError.unknownLabel {
             return nil
         }
     }
 
     /// Prints what a vocabulary word means: its labels and why, or why the classifier cannot see it.
-    private func explain(_ meaning: TermMeaning, index: TagIndex?) throws {
+    private func explain(_ meaning: TermMeaning, index: (any IndexBackend)?) async throws {
         guard let word = meaning.word else { return }
         let typed = meaning.term.lowercased().replacingOccurrences(of: "_", with: " ").split(separator: " ").joined(separator: " ")
         let from = typed == meaning.matchedName ? "" : ", from '\(meaning.term)'"
@@ -131,7 +138,7 @@ struct LabelsCommand: ParsableCommand {
             // enough faces) at any stored confidence.
             var query = Query(.word(meaning.matchedName))
             query.limit = 1
-            if let count = try? index.search(query).totalCount { images = "; \(count) image\(count == 1 ? "" : "s")" }
+            if let count = try? await index.search(query).totalCount { images = "; \(count) image\(count == 1 ? "" : "s")" }
         }
         if let explanation = word.unsupportedExplanation {
             if let faces = meaning.facesAtLeast {
@@ -172,7 +179,7 @@ struct LabelsCommand: ParsableCommand {
     }
 
     /// The index, or nil when there is none (and `--db` was not given).
-    private func existingIndex() throws -> TagIndex? {
+    private func existingIndex() async throws -> (any IndexBackend)? {
         guard database.given != nil || FileManager.default.fileExists(atPath: database.location.path) else {
             if used {
                 Terminal.error("error: --used needs an index; none at \(database.location.path)")
@@ -181,7 +188,7 @@ struct LabelsCommand: ParsableCommand {
             Terminal.debug("no index at \(database.location.path): showing the taxonomy without image counts")
             return nil
         }
-        Terminal.debug("image counts from \(database.location.path)")
-        return try database.open(create: false)
+        Terminal.debug("image counts from \(database.displayLocation)")
+        return try await database.openBackend()
     }
 }

@@ -5,7 +5,7 @@ import TagIndex
 /// `classify-tool tag add|remove|clear PATH... LABEL`, `tag list`: corrections that survive re-indexing.
 ///
 /// Usage: `classify-tool tag remove IMG_1.jpg dog`
-struct TagCommand: ParsableCommand {
+struct TagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tag",
         abstract: "Correct labels: add or remove them, list corrections.",
@@ -29,40 +29,40 @@ struct TagCommand: ParsableCommand {
     /// `tag add PATH... LABEL`.
     ///
     /// Usage: `classify-tool tag add IMG_1.jpg "golden retriever"`
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a label to images (a new name becomes your own label).",
             discussion: "Example:\n  classify-tool tag add IMG_1.jpg IMG_2.jpg grandma")
         @OptionGroup var target: CorrectionTarget
-        func run() throws { try target.correct(.add) }
+        func run() async throws { try await target.correct(.add) }
     }
 
     /// `tag remove PATH... LABEL`.
     ///
     /// Usage: `classify-tool tag remove IMG_1.jpg dog`
-    struct Remove: ParsableCommand {
+    struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a label, and the labels below it, from images.",
             discussion: "Example:\n  classify-tool tag remove wolf.jpg dog")
         @OptionGroup var target: CorrectionTarget
-        func run() throws { try target.correct(.remove) }
+        func run() async throws { try await target.correct(.remove) }
     }
 
     /// `tag clear PATH... LABEL`.
     ///
     /// Usage: `classify-tool tag clear IMG_1.jpg dog`
-    struct Clear: ParsableCommand {
+    struct Clear: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Take back a correction: the images get the model's labels again.",
             discussion: "Example:\n  classify-tool tag clear wolf.jpg dog")
         @OptionGroup var target: CorrectionTarget
-        func run() throws { try target.correct(.clear) }
+        func run() async throws { try await target.correct(.clear) }
     }
 
     /// `tag list`.
     ///
     /// Usage: `classify-tool tag list --format json`
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every correction, newest first.",
             discussion: "Example:\n  classify-tool tag list --format json")
@@ -70,9 +70,21 @@ struct TagCommand: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var verbosity: VerbosityOptions
 
-        func run() throws {
+        func run() async throws {
             verbosity.apply()
-            let corrections = try database.open(create: false).corrections()
+            let corrections: [LabelCorrection]
+            if let descriptor = database.postgres {
+                do {
+                    let index = try await PostgresIndex.open(descriptor)
+                    defer { Task { await index.close() } }
+                    corrections = try await index.corrections()
+                } catch {
+                    Terminal.error("error: \(error)")
+                    throw ExitCode(ToolExit.failure)
+                }
+            } else {
+                corrections = try database.open(create: false).corrections()
+            }
             let stamp = Date.ISO8601FormatStyle()
             if format == .json {
                 let objects = corrections.map { correction -> [String: Any] in
@@ -110,18 +122,32 @@ struct CorrectionTarget: ParsableArguments {
         guard items.count >= 2 else { throw ValidationError("give one or more files, then the label") }
     }
 
-    func correct(_ action: Action) throws {
+    func correct(_ action: Action) async throws {
         verbosity.apply()
-        let index = try database.open(create: false)
         let label = items.last!
         let paths = items.dropLast().map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let report: CorrectionReport
         do {
-            switch action {
-            case .add: report = try index.addLabel(label, to: paths)
-            case .remove: report = try index.removeLabel(label, from: paths)
-            case .clear: report = try index.clearCorrection(of: label, on: paths)
+            if let descriptor = database.postgres {
+                // A named library's path (photos:/2024/a.jpg) is kept as written.
+                let paths = zip(items.dropLast(), paths).map { LibraryRoot.isLibraryPath($0) ? $0 : $1 }
+                let index = try await PostgresIndex.open(descriptor)
+                defer { Task { await index.close() } }
+                switch action {
+                case .add: report = try await index.addLabel(label, to: paths)
+                case .remove: report = try await index.removeLabel(label, from: paths)
+                case .clear: report = try await index.clearCorrection(of: label, on: paths)
+                }
+            } else {
+                let index = try database.open(create: false)
+                switch action {
+                case .add: report = try index.addLabel(label, to: paths)
+                case .remove: report = try index.removeLabel(label, from: paths)
+                case .clear: report = try index.clearCorrection(of: label, on: paths)
+                }
             }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)

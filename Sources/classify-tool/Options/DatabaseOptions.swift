@@ -6,7 +6,7 @@ import TagIndex
 ///
 /// Usage: `@OptionGroup var database: DatabaseOptions` then `let index = try database.open(create: false)`
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or for index, search, show, similar and stats postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
+    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or (in every command but serve) postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
     var db: String?
 
     /// `$XDG_DATA_HOME/classify-tool/index.sqlite`, or `$HOME/.local/share/classify-tool/index.sqlite`.
@@ -45,7 +45,7 @@ struct DatabaseOptions: ParsableArguments {
     /// Fails, saying so, for a PostgreSQL location in a command that does not open one yet.
     func requireSQLite() throws {
         guard let postgres else { return }
-        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); index, search, show, similar, stats and copy do")
+        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); every other command does")
         throw ExitCode(ToolExit.failure)
     }
 
@@ -57,6 +57,20 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The SQLite file of the index (call `requireSQLite()` first where a PostgreSQL location is possible).
     var location: URL { indexLocation.fileURL ?? Self.defaultLocation }
+
+    /// Where the index is, as messages name it (a URL never shows its password).
+    var displayLocation: String { postgres?.description ?? location.path }
+
+    /// Opens an existing index on either backend; a failure is reported and exits.
+    func openBackend() async throws -> any IndexBackend {
+        guard let postgres else { return try open(create: false) }
+        do {
+            return try await PostgresIndex.open(postgres)
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+    }
 
     /// Opens (and creates, when `create`) the index.
     func open(create: Bool) throws -> TagIndex {

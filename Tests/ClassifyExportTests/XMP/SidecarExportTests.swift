@@ -80,6 +80,21 @@ struct SidecarExportTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path("a.xmp"))) == before)
     }
 
+    @Test func aLibraryPathOfASharedIndexGetsNoSidecar() throws {
+        try fixture.index.write(batch: [.classified(ImageClassification(
+            path: "photos:/2023/a.jpg", size: 1, modificationTime: Date(timeIntervalSince1970: 1_700_000_000), contentHash: "aa",
+            width: 640, height: 480, model: ExportFixture.model, observations: [LabelConfidence(identifier: "grass", confidence: 0.9)]))])
+        let exporter = SidecarExporter(naming: .replacingExtension, dryRun: false)
+        let results = try fixture.records().map(exporter.export)
+        #expect(results.map(\.imagePath) == ["photos:/2023/a.jpg"])
+        guard case .skipped(let reason)? = results.first?.outcome else {
+            Issue.record("not skipped: \(results)")
+            return
+        }
+        #expect(reason.contains("library path"))
+        #expect(!FileManager.default.fileExists(atPath: "photos:"))
+    }
+
     @Test func foreignFieldsAndTheUsersKeywordsSurviveTwoExports() throws {
         let sidecar = fixture.path("b.jpg.xmp")
         try Data(Self.foreign.utf8).write(to: URL(fileURLWithPath: sidecar))

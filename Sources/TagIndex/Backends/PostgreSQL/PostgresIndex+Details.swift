@@ -51,26 +51,4 @@ extension PostgresIndex {
         ) { try $0.decode(ByteBuffer.self) }
         return stored.first.flatMap { IndexedFace.decode(Data($0.readableBytesView)) }
     }
-
-    /// The corrections of the content of one file (as ``TagIndex/corrections(forPath:)``).
-    ///
-    /// Usage: `let corrections = try await index.corrections(forPath: path)`
-    public func corrections(forPath path: String) async throws -> [LabelCorrection] {
-        var binds = PostgresBindings()
-        binds.append(path)
-        let rows = try await session.all("""
-            SELECT c.content_hash, c.label, c.added, c.user_label, c.corrected_at,
-                   ARRAY(SELECT i.path FROM images AS i WHERE i.content_hash = c.content_hash ORDER BY i.path COLLATE "C")
-            FROM corrections AS c WHERE c.content_hash = (SELECT content_hash FROM images WHERE path = $1)
-            ORDER BY c.corrected_at DESC, c.label COLLATE "C", c.content_hash COLLATE "C"
-            """, binds) { try $0.decode((String, String, Bool, Bool, Int64, [String]).self) }
-        guard !rows.isEmpty else { return [] }
-        let taxonomy = try TaxonomySnapshot.build(try await PostgresTaxonomy.rows(session))
-        return rows.map { hash, identifier, added, userLabel, date, paths in
-            LabelCorrection(
-                contentHash: hash, identifier: identifier,
-                displayName: taxonomy.idByIdentifier[identifier].flatMap { taxonomy.labels[$0]?.displayName } ?? identifier,
-                kind: added ? .added : .removed, isUserLabel: userLabel, date: Timestamps.date(date), paths: paths)
-        }
-    }
 }

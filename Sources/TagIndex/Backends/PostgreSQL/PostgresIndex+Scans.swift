@@ -113,7 +113,7 @@ extension PostgresIndex {
 
     /// Streams (id, bytes) of a blob column in id order, a block at a time: the candidates' rows
     /// by id, or a keyset scan of every row that has the column.
-    private func forEachBlock(column: String, candidates: [Int64]?, _ body: ([(Int64, ByteBuffer)]) throws -> Void) async throws {
+    func forEachBlock(column: String, candidates: [Int64]?, _ body: ([(Int64, ByteBuffer)]) throws -> Void) async throws {
         let blockSize = PrintBlocks.blockSize
         if let candidates {
             for start in stride(from: 0, to: candidates.count, by: blockSize) {

@@ -19,6 +19,8 @@ struct PostgresBatchWriter {
     private let now = Timestamps.microseconds(Date())
     /// Whether corrections exist (read once per transaction: without them a write costs nothing more).
     private var corrected: Bool?
+    /// Set once this transaction holds the corrections lock in shared mode (see ``correctionsLock``).
+    private var sharesCorrectionsLock = false
     /// Set when this transaction created labels (the caller's snapshot is stale after it commits).
     private(set) var createdLabels = false
 
@@ -70,6 +72,7 @@ struct PostgresBatchWriter {
     /// them sorted by path, so concurrent writers lock rows in one order and never deadlock).
     mutating func store(_ entries: [IndexEntry]) async throws -> [(id: Int64, inserted: Bool)] {
         guard !entries.isEmpty else { return [] }
+        try await shareCorrectionsLock()
         // Columns of the image rows; '' and -1 stand for NULL (arrays of PostgreSQL's wire
         // format carry no NULLs here).
         var paths: [String] = [], sizes: [Int64] = [], times: [Int64] = [], hashes: [String] = []
@@ -264,6 +267,7 @@ struct PostgresBatchWriter {
 
     /// Deletes images with everything that hangs on them.
     mutating func deleteImages(_ imageIDs: [Int64]) async throws {
+        try await shareCorrectionsLock()
         for id in imageIDs { try await deleteObservations(id) }
         var binds = PostgresBindings()
         binds.append(imageIDs)
@@ -273,6 +277,7 @@ struct PostgresBatchWriter {
     /// Copies the labels, packed labels, model labels and faces of `sourceID` onto `targetID`
     /// (same content, same model).
     mutating func copyObservations(from sourceID: Int64, to targetID: Int64) async throws {
+        try await shareCorrectionsLock()
         try await deleteObservations(targetID)
         var target = PostgresBindings()
         target.append(targetID)
@@ -294,7 +299,7 @@ struct PostgresBatchWriter {
 
     /// The corrected labels of content `contentHash` given what the model said of it, or nil when
     /// it has no correction (as `Corrections.correct` in SQLite).
-    private mutating func corrections(_ model: [(labelID: Int64, confidence: Int)], contentHash: String) async throws -> [(labelID: Int64, confidence: Int)]? {
+    mutating func corrections(_ model: [(labelID: Int64, confidence: Int)], contentHash: String) async throws -> [(labelID: Int64, confidence: Int)]? {
         if corrected == nil {
             corrected = try await session.all(
                 "SELECT EXISTS (SELECT 1 FROM corrections) OR EXISTS (SELECT 1 FROM model_labels)"
@@ -316,7 +321,7 @@ struct PostgresBatchWriter {
     }
 
     /// Keeps what the model gave a corrected image (`model` non-nil) or forgets it (nil).
-    private mutating func keepModelLabels(_ model: [(labelID: Int64, confidence: Int)]?, imageID: Int64) async throws {
+    mutating func keepModelLabels(_ model: [(labelID: Int64, confidence: Int)]?, imageID: Int64) async throws {
         guard corrected == true else { return }
         var binds = PostgresBindings()
         binds.append(imageID)
@@ -328,6 +333,23 @@ struct PostgresBatchWriter {
         try await session.execute("""
             INSERT INTO model_labels(image_id, packed) VALUES ($1, $2) ON CONFLICT(image_id) DO UPDATE SET packed = excluded.packed
             """, binds)
+    }
+
+    /// `pg_advisory_xact_lock` key of corrections (the migration lock's plus two): a correction
+    /// (`PostgresIndex.addLabel` and the others) holds it alone while it records and applies
+    /// itself; writers hold it shared from their first write to their commit. So a writer never
+    /// reads the corrections before a correction commits and writes its rows after (the
+    /// correction would be lost on them until the next run), and a correction sees every row a
+    /// writer committed.
+    static let correctionsLock: Int64 = PostgresSchema.migrationLock + 2
+
+    /// Takes the corrections lock in shared mode, once per transaction.
+    private mutating func shareCorrectionsLock() async throws {
+        guard !sharesCorrectionsLock else { return }
+        var key = PostgresBindings()
+        key.append(Self.correctionsLock)
+        try await session.execute("SELECT pg_advisory_xact_lock_shared($1)", key)
+        sharesCorrectionsLock = true
     }
 
     /// Applies the label counts collected by this transaction, locking the rows in id order.

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Turns an image's stored row and the corrections of its content into its ``ExportRecord``:
+/// the labels the export's filter keeps, corrections applied, with their taxonomy routes. Both
+/// backends read the rows their own way and build records here, so they export the same.
+struct ExportRecordBuilder {
+    /// The columns an export reads of one image.
+    struct StoredImage {
+        var path: String
+        var size: Int64
+        var mtime: Int64
+        var indexedAt: Int64
+        var width: Int?
+        var height: Int?
+        var contentHash: String?
+        var modelName: String?
+        var modelVersion: String?
+        var failureStage: String?
+        var failureReason: String?
+        var packedLabels: Data?
+        var faces: Data?
+    }
+
+    /// One stored correction of the image's content.
+    struct Correction {
+        var label: String
+        var added: Bool
+        var isUserLabel: Bool
+    }
+
+    /// The statement that reads the ``StoredImage`` columns, in their order, of the images
+    /// `condition` (which may order and limit them) keeps: the same text in both dialects.
+    static func selection(where condition: String) -> String {
+        """
+        SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
+               m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
+        FROM images AS i LEFT JOIN models AS m ON m.id = i.model_id
+        LEFT JOIN image_labels AS il ON il.image_id = i.id
+        LEFT JOIN image_faces AS f ON f.image_id = i.id
+        WHERE \(condition)
+        """
+    }
+
+    let taxonomy: TaxonomySnapshot
+    let filter: CalibratedFilter?
+    private var routes: [Int64: [[String]]] = [:]
+
+    /// Routes from the top of the taxonomy are built at most this many per label (a label with
+    /// several parents at several levels could have many).
+    static let maximumRoutes = 8
+
+    init(taxonomy: TaxonomySnapshot, filter: CalibratedFilter?) {
+        self.taxonomy = taxonomy
+        self.filter = filter
+    }
+
+    mutating func record(_ image: StoredImage, corrections: [Correction]) -> ExportRecord {
+        var added: [String: Bool] = [:]  // identifier -> is a user label
+        var removed: [String] = []
+        for correction in corrections {
+            if correction.added { added[correction.label] = correction.isUserLabel } else { removed.append(correction.label) }
+        }
+        var labels: [ExportedLabel] = []
+        if let packed = image.packedLabels {
+            var kept: [(Int64, Int)] = []
+            packed.withUnsafeBytes { bytes in
+                PackedLabels.forEach(bytes) { labelID, _, confidence in
+                    guard confidence > 0, let identifier = taxonomy.labels[Int64(labelID)]?.identifier,
+                        let threshold = threshold(Int64(labelID), added: added[identifier] != nil)
+                    else { return }
+                    if confidence >= threshold { kept.append((Int64(labelID), confidence)) }
+                }
+            }
+            for (labelID, confidence) in kept {
+                guard let label = taxonomy.labels[labelID] else { continue }
+                let isAdded = added[label.identifier] != nil && confidence == CorrectionRules.certain
+                labels.append(ExportedLabel(
+                    identifier: label.identifier, displayName: label.displayName,
+                    confidence: StorageFormat.confidence(confidence),
+                    hierarchy: route(labelID), isAdded: isAdded,
+                    isUserLabel: added[label.identifier] ?? false))
+            }
+        }
+        labels.sort { ($1.confidence, $0.identifier) < ($0.confidence, $1.identifier) }
+        return ExportRecord(
+            path: image.path, size: image.size, modificationTime: Timestamps.date(image.mtime),
+            indexedAt: Timestamps.date(image.indexedAt), width: image.width, height: image.height, contentHash: image.contentHash,
+            model: image.modelName.map { ModelStamp(name: $0, version: image.modelVersion ?? "") },
+            failureStage: image.failureStage, failureReason: image.failureReason, labels: labels, removedLabels: removed.sorted(),
+            faces: image.faces.flatMap(IndexedFace.decode))
+    }
+
+    /// The quantized threshold of a label under the export's filter; nil when it never passes.
+    private func threshold(_ labelID: Int64, added: Bool) -> Int? {
+        guard let filter else { return StorageFormat.floorQuantized }
+        return taxonomy.calibratedThreshold(labelID, filter, added: added)
+            .map { max(StorageFormat.floorQuantized, StorageFormat.quantize($0)) }
+    }
+
+    /// The routes from the top of the taxonomy to `labelID`, as display names.
+    private mutating func route(_ labelID: Int64) -> [[String]] {
+        if let known = routes[labelID] { return known }
+        let name = taxonomy.labels[labelID]?.displayName ?? String(labelID)
+        let parents = taxonomy.parents[labelID] ?? []
+        var found: [[String]] = []
+        if parents.isEmpty {
+            found = [[name]]
+        } else {
+            for parent in parents.sorted() {
+                for above in route(parent) where found.count < Self.maximumRoutes { found.append(above + [name]) }
+            }
+        }
+        routes[labelID] = found
+        return found
+    }
+}
