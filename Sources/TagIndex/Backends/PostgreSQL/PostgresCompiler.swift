@@ -127,17 +127,28 @@ struct PostgresCompiler {
         let driver = positives.first ?? .all
         var from = "(\(set(driver))) AS \(driverAlias)"
         var scores = [positives.isEmpty ? "NULL::integer" : "\(driverAlias).score"]
+        // Operands whose own rows would be grouped per image (OR, several roots, calibrated) join
+        // the driver row by row and are grouped here, after the join: only the driver's images
+        // are aggregated, not every image of a large operand.
+        var grouped = false
         for child in positives.dropFirst() {
             let name = alias()
             if case .labels(let match) = child, match.isSingleRoot {
                 from += " JOIN observations AS \(name) ON \(name).label_id = \(bind(match.roots[0])) AND \(name).image_id = "
                     + "\(driverAlias).image_id AND \(name).best >= \(bind(Int64(match.threshold)))"
                 scores.append("\(name).best")
+            } else if let rows = ungroupedRows(child) {
+                from += " JOIN (\(rows)) AS \(name) ON \(name).image_id = \(driverAlias).image_id"
+                scores.append("\(name).score")
+                grouped = true
             } else {
                 from += " JOIN (\(set(child))) AS \(name) ON \(name).image_id = \(driverAlias).image_id"
                 scores.append("\(name).score")
             }
         }
+        // Grouped, every score is its operand's highest over the image's joined rows (one row
+        // for the driver and single-row operands, so their MAX is their value).
+        if grouped { scores = scores.map { "MAX(\($0))" } }
         // SQLite's multi-argument MIN is LEAST here; an unscored operand stands in as a marker
         // above every score, as in the SQLite dialect.
         let unscored = StorageFormat.unscoredMarker
@@ -150,7 +161,34 @@ struct PostgresCompiler {
             sql += position == 0 ? " WHERE NOT " : " AND NOT "
             sql += contains(negative, imageID: "\(driverAlias).image_id")
         }
+        if grouped { sql += " GROUP BY \(driverAlias).image_id" }
         return sql
+    }
+
+    /// Rows `(image_id, score)` of a plan that ``set(_:)`` groups per image (its score the
+    /// highest of them), before the grouping: several rows per image. Nil for other plans.
+    private mutating func ungroupedRows(_ plan: MatchPlan) -> String? {
+        switch plan {
+        case .labels(let match):
+            if let calibrated = match.calibrated {
+                let labelIDs = bind(calibrated.map(\.labelID))
+                let thresholds = bind(calibrated.map { Int64($0.threshold) })
+                return """
+                    SELECT o.image_id AS image_id, o.best AS score
+                    FROM unnest(\(labelIDs), \(thresholds)) AS c(label_id, threshold)
+                    JOIN observations AS o ON o.label_id = c.label_id AND o.best >= c.threshold
+                    """
+            }
+            guard match.roots.count > 1 else { return nil }
+            return "SELECT image_id, best AS score FROM observations WHERE label_id = ANY(\(bind(match.roots))) AND best >= \(bind(Int64(match.threshold)))"
+        case .or(let children):
+            return children.map { child -> String in
+                let name = alias()
+                return "SELECT \(name).image_id, \(name).score FROM (\(ungroupedRows(child) ?? set(child))) AS \(name)"
+            }.joined(separator: " UNION ALL ")
+        default:
+            return nil
+        }
     }
 
     /// A predicate true when `imageID` (a column reference) matches `plan`.
