@@ -4,6 +4,10 @@
 #include "parallel.h"
 #include "vec.h"
 
+// The helpers below take and return 8-float vectors and are always inlined into functions built
+// for AVX2 or AVX-512 (dispatch.h), so no call ever crosses the vector ABI the compiler notes.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 // Direct convolution for layers with few input channels (the 3x3/2 stem on RGB, 3 -> 32), where
 // im2col + GEMM would spend more time writing and re-reading the unfolded patches than computing.
 // Weights are packed [kernel_h][kernel_w][in_channels][out_padded], out_padded = out rounded up to

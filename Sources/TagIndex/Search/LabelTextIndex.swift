@@ -35,8 +35,10 @@ struct LabelTextIndex: Sendable {
             case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
                 .decimalNumber, .letterNumber, .otherNumber, .privateUse:
                 current.append(scalar)
-            case .nonspacingMark, .spacingMark, .enclosingMark where !current.isEmpty:
+            case .nonspacingMark, .spacingMark:
                 // Combining diacritics belong to the token (and are folded away with it).
+                current.append(scalar)
+            case .enclosingMark where !current.isEmpty:
                 current.append(scalar)
             default:
                 flush()

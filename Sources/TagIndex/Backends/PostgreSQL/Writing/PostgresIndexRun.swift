@@ -112,7 +112,7 @@ public final class PostgresIndexRun: Sendable {
     public static func installedModel(_ descriptor: PostgresDescriptor) async throws -> String? {
         let session = try await PostgresSession.connect(descriptor)
         defer { Task { await session.close() } }
-        guard try await session.all("SELECT to_regclass('meta') IS NOT NULL") { try $0.decode(Bool.self) }.first == true else { return nil }
+        guard try await session.all("SELECT to_regclass('meta') IS NOT NULL", PostgresBindings(), { try $0.decode(Bool.self) }).first == true else { return nil }
         return try await session.all("SELECT value FROM meta WHERE key = 'taxonomy_model'") { try $0.decode(String?.self) }.first ?? nil
     }
 

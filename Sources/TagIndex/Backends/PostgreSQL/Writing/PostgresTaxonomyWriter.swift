@@ -44,7 +44,7 @@ enum PostgresTaxonomyWriter {
             ON CONFLICT(identifier) DO UPDATE SET display_name = excluded.display_name, synonyms = excluded.synonyms
             """, binds)
         var ids: [String: Int64] = [:]
-        for (identifier, id) in try await session.all("SELECT identifier, id FROM labels") { try $0.decode((String, Int64).self) } {
+        for (identifier, id) in try await session.all("SELECT identifier, id FROM labels", PostgresBindings(), { try $0.decode((String, Int64).self) }) {
             ids[identifier] = id
         }
 
@@ -118,7 +118,7 @@ enum PostgresTaxonomyWriter {
     /// Corrections are not applied again here (SQLite's install does that); a model whose
     /// taxonomy changed also changes the stamp, so every image is classified again anyway.
     static func recomputeSubtreeConfidences(_ session: PostgresSession) async throws {
-        guard try await session.all("SELECT EXISTS (SELECT 1 FROM observations)") { try $0.decode(Bool.self) }.first == true else { return }
+        guard try await session.all("SELECT EXISTS (SELECT 1 FROM observations)", PostgresBindings(), { try $0.decode(Bool.self) }).first == true else { return }
         try await session.execute("""
             CREATE TEMP TABLE rolled ON COMMIT DROP AS
             WITH RECURSIVE up(descendant, ancestor) AS (
