@@ -7,13 +7,13 @@ extension IndexRunTests {
     /// gave the content, so later corrections on either file start from the model.
     @Test func correctionsFollowCopiesFoundByAnIndexRun() throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path("a.jpg"), contents: Data("a".utf8))
+        #expect(FileManager.default.createFile(atPath: path("a.jpg"), contents: Data("a".utf8)))
         _ = try run([facts("a.jpg")], hashes: ["a.jpg": "aaaa"], labels: [:])  // dog 0.9, animal 0.95
         _ = try index.removeLabel("dog", from: [path("a.jpg")])
         _ = try index.addLabel("cat", to: [path("a.jpg")])
 
         // The original still exists: the new file is a copy, labelled without being classified.
-        FileManager.default.createFile(atPath: path("copy.jpg"), contents: Data("a".utf8))
+        #expect(FileManager.default.createFile(atPath: path("copy.jpg"), contents: Data("a".utf8)))
         let (_, resolutions) = try run(
             [facts("a.jpg"), facts("copy.jpg")], hashes: ["a.jpg": "aaaa", "copy.jpg": "aaaa"], labels: [:])
         #expect(resolutions["copy.jpg"] == .copied(from: path("a.jpg")))
