@@ -221,7 +221,6 @@ public struct SharedFolderIndexer: Sendable {
                 var read: [(claim: ClaimedFile, file: ReadFile)] = []
                 for claim in claims {
                     if Task.isCancelled { break }
-                    try await worker.renewIfDue(claims)
                     read.append((claim, self.read(claim, run)))
                 }
                 let hashed = read.compactMap { claim, file -> (claim: ClaimedFile, contentHash: String)? in
@@ -232,7 +231,6 @@ public struct SharedFolderIndexer: Sendable {
                 var entries: [IndexEntry] = []
                 var processed: [ClaimedFile] = []
                 for (claim, file) in read {
-                    try await worker.renewIfDue(claims)
                     switch file {
                     case .failed(let entry): entries.append(entry)
                     case .bytes(let bytes, let hash):

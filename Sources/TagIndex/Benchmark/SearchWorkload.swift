@@ -17,9 +17,10 @@ struct SearchWorkload: Sendable {
     var booleanSearch: [Query] = []
     var calibratedBooleanSearch: [Query] = []
     var facets: [Query] = []
-    var booleanExamples: [String] = []
     /// The text of every boolean search, in order (to name the slowest).
     var booleanTexts: [String] = []
+    /// The first of each shape, for the report.
+    var booleanExamples: [String] { Array(booleanTexts.prefix(4)) }
     /// Distinct labels among `facets` (asked twice each).
     var facetLabelCount = 0
     let labelCount: Int
@@ -56,7 +57,6 @@ struct SearchWorkload: Sendable {
                 case 2: "\(a) AND \(b) AND \(c)"
                 default: "\(a) OR \(b) OR \(c)"
                 }
-            if number < 4 { booleanExamples.append(text) }
             booleanTexts.append(text)
             booleanSearch.append(try Query(parsing: text))
             var calibrated = try Query(parsing: text)

@@ -128,7 +128,8 @@ struct PostgresSearchPageTests {
 
     static func postgresPage(_ query: Query, _ index: TagIndex, _ session: PostgresSession) async throws -> SearchPage {
         let (plan, total, taxonomy) = try resolved(query, index)
-        return try await PostgresSearcher(query: query, taxonomy: taxonomy).run(plan, total: total, session)
+        return try await PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try await PostgresSearcher.addedLabelIDs(session))
+            .run(plan, total: total, session)
     }
 
     /// The plan as `TagIndex` resolves it (term resolution is shared, not yet run on PostgreSQL).

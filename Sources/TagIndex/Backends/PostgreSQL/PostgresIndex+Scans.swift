@@ -102,9 +102,9 @@ extension PostgresIndex {
         let (taxonomy, lookup, _) = try await PostgresTaxonomy.load(session)
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
-        let searcher = PostgresSearcher(query: query, taxonomy: taxonomy)
+        let searcher = PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs())
         // `untagged` under a calibrated filter: as in `search`, no label reaches its threshold.
-        let calibrated = query.calibration == nil ? nil : searcher.calibratedThresholds(addedLabelIDs: try await PostgresSearcher.addedLabelIDs(session))
+        let calibrated = searcher.calibratedThresholds
         var compiler = PostgresCompiler(status: query.filters.status, total: Int(total))
         let sql = "SELECT m.image_id FROM (\(compiler.set(plan))) AS m JOIN images AS i ON i.id = m.image_id"
             + searcher.filterConditions(calibrated: calibrated, &compiler) + " ORDER BY m.image_id"

@@ -65,7 +65,7 @@ public final class PostgresIndex: Sendable {
         taxonomyCache.withLock { $0 = (taxonomy, labelText) }
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
-        return try await PostgresSearcher(query: query, taxonomy: taxonomy).run(plan, total: Int(total), session)
+        return try await PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs()).run(plan, total: Int(total), session)
     }
 
     /// Counts of what the index holds.

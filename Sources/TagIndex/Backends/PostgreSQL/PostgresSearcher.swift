@@ -11,14 +11,16 @@ import PostgresNIO
 /// then paged. Facets count, over the whole result set, the labels whose `best` passes the query's
 /// threshold or their calibrated threshold. Every value is a bound parameter.
 ///
-/// Usage: `let page = try await PostgresSearcher(query: query, taxonomy: taxonomy).run(plan, total: total, session)`
+/// Usage: `let page = try await PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: added).run(plan, total: total, session)`
 struct PostgresSearcher {
     let query: Query
     let taxonomy: TaxonomySnapshot
+    /// The labels with an `added` correction (read with the taxonomy, see `PostgresTaxonomy.load`).
+    let addedLabelIDs: Set<Int64>
 
     /// Quantized per-label thresholds of a calibrated query (labels a person added pass at 1),
     /// as `Searcher` computes them; nil when the query is not calibrated.
-    func calibratedThresholds(addedLabelIDs: Set<Int64>) -> [Int64: Int]? {
+    var calibratedThresholds: [Int64: Int]? {
         Searcher.calibratedThresholds(query, taxonomy, addedLabelIDs: addedLabelIDs)
     }
 
@@ -31,7 +33,7 @@ struct PostgresSearcher {
 
     /// One page of results for `plan`; `total` is an upper bound of the image count (for join order).
     func run(_ plan: MatchPlan, total: Int, _ session: PostgresSession) async throws -> SearchPage {
-        let calibrated = query.calibration == nil ? nil : calibratedThresholds(addedLabelIDs: try await Self.addedLabelIDs(session))
+        let calibrated = calibratedThresholds
         var compiler = PostgresCompiler(status: query.filters.status, total: total)
         // As on SQLite: without file filters or an order by file, the plan's rows are the result
         // (an image with observations is an indexed one), and `images` is read for the page only.

@@ -7,8 +7,9 @@ import PostgresNIO
 ///
 /// The walk queues what needs reading (new, changed, or from another model) in `index_queue`;
 /// workers (``PostgresIndexWorker``, one connection each) claim queued files with a lease
-/// (`FOR UPDATE SKIP LOCKED`, so no file is handed to two workers at once), renew it while they
-/// work, and write each result in the transaction that takes the file off the queue. A worker
+/// (`FOR UPDATE SKIP LOCKED`, so no file is handed to two workers at once), which the run's
+/// heartbeat (``keepClaimsAlive()``) renews while they work, and write each result in the
+/// transaction that takes the file off the queue. A worker
 /// killed mid-run leaves claims whose leases expire; any run then takes them over. Writes
 /// replace what a path held, so a file written twice (a lease that ran out under a slow worker)
 /// still ends as one row. A file whose claims were abandoned ``Settings/maximumAttempts`` times
@@ -32,10 +33,15 @@ public final class PostgresIndexRun: Sendable {
     ///
     /// Usage: `var settings = PostgresIndexRun.Settings(); settings.lease = .seconds(30)`
     public struct Settings: Sendable {
-        /// How long a claim lasts without renewal; workers renew at a third of it.
+        /// How long a claim lasts without renewal; the heartbeat renews at a third of it.
         public var lease: Duration = .seconds(60)
         /// How long a worker keeps reconnecting after losing the server before the run fails.
         public var patience: Duration = .seconds(120)
+        /// ``lease`` in seconds, as SQL intervals take it.
+        var leaseSeconds: Double {
+            let components = lease.components
+            return Double(components.seconds) + Double(components.attoseconds) * 1e-18
+        }
         /// Claims of one file abandoned this many times (its worker died) make it a failure.
         public var maximumAttempts = 3
 
@@ -118,15 +124,14 @@ public final class PostgresIndexRun: Sendable {
 
     /// Renews the leases of every claim this process's workers hold, every third of the lease,
     /// on a connection of its own, until the surrounding task is cancelled: a file that takes
-    /// longer than a lease to read and classify stays claimed (workers also renew between
-    /// files), and the leases of a process that dies run out. A failed renewal is tried again
+    /// longer than a lease to read and classify stays claimed, and the leases of a process that
+    /// dies run out. A failed renewal is tried again
     /// at the next beat.
     ///
     /// Usage: `let heartbeat = Task { await run.keepClaimsAlive() }; defer { heartbeat.cancel() }`
     public func keepClaimsAlive() async {
         let session = ReconnectingSession(descriptor, patience: settings.lease / 3)
-        let lease = settings.lease.components
-        let seconds = Double(lease.seconds) + Double(lease.attoseconds) * 1e-18
+        let seconds = settings.leaseSeconds
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: settings.lease / 3)

@@ -29,7 +29,6 @@ public final class PostgresIndexWorker {
     /// This worker's name in `index_queue.claimed_by`.
     public let name: String
     let session: ReconnectingSession
-    private var lastRenewal = ContinuousClock.now
 
     init(run: PostgresIndexRun, name: String) {
         self.run = run
@@ -39,11 +38,6 @@ public final class PostgresIndexWorker {
 
     /// Connections this worker made again after losing the server.
     public var reconnections: Int { session.reconnections }
-
-    private var leaseSeconds: Double {
-        let lease = run.settings.lease.components
-        return Double(lease.seconds) + Double(lease.attoseconds) * 1e-18
-    }
 
     /// Queues the walked files that need reading (not in the index with the same size, time and
     /// model); returns how many need it. `files` hold local paths under the run's roots (others
@@ -96,7 +90,7 @@ public final class PostgresIndexWorker {
     public func claim(limit: Int) async throws -> [ClaimedFile] {
         var binds = PostgresBindings()
         binds.append(name)
-        binds.append(leaseSeconds)
+        binds.append(run.settings.leaseSeconds)
         binds.append(Int64(max(1, limit)))
         let condition = run.rootCondition(column: "path", &binds)
         let rows = try await session.run { session in
@@ -109,28 +103,11 @@ public final class PostgresIndexWorker {
                 RETURNING q.path, q.size, q.mtime, q.attempts
                 """, binds) { try $0.decode((String, Int64, Int64, Int).self) }
         }
-        lastRenewal = .now
         run.hold(rows.map(\.0), by: name)
         return rows.compactMap { path, size, mtime, attempts in
             guard let local = run.roots.localPath(forLibrary: path) else { return nil }
             return ClaimedFile(facts: FileFacts(path: local, size: size, modificationTime: Timestamps.date(mtime)), libraryPath: path, attempts: attempts)
         }.sorted { $0.libraryPath < $1.libraryPath }
-    }
-
-    /// Extends the leases of `claims` when a third of the lease has passed since the last renewal.
-    ///
-    /// Usage: `try await worker.renewIfDue(claims)`
-    public func renewIfDue(_ claims: [ClaimedFile]) async throws {
-        guard !claims.isEmpty, ContinuousClock.now - lastRenewal >= run.settings.lease / 3 else { return }
-        var binds = PostgresBindings()
-        binds.append(name)
-        binds.append(leaseSeconds)
-        binds.append(claims.map(\.libraryPath))
-        try await session.run { session in
-            try await session.execute(
-                "UPDATE index_queue SET lease_until = now() + make_interval(secs => $2) WHERE claimed_by = $1 AND path = ANY($3::text[])", binds)
-        }
-        lastRenewal = .now
     }
 
     /// Gives claims back without writing them (an interrupted run), so others take them at once.
