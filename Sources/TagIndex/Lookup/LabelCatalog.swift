@@ -29,6 +29,24 @@ public struct CatalogLabel: Sendable, Hashable {
     public var isLeaf: Bool { children.isEmpty }
 }
 
+extension CatalogLabel {
+    /// Every label of `taxonomy` sorted by identifier, with `imageCounts` (by label id): what
+    /// both backends' `labelCatalog()` answer from their stored taxonomy and counts.
+    static func catalog(taxonomy: TaxonomySnapshot, imageCounts counts: [Int64: Int]) -> [CatalogLabel] {
+        func identifiers(_ ids: [Int64]?) -> [String] {
+            (ids ?? []).compactMap { taxonomy.labels[$0]?.identifier }.sorted()
+        }
+        return taxonomy.labels.values.map { label in
+            let classCount = taxonomy.descendantsOrSelf(label.id).filter { taxonomy.children[$0]?.isEmpty ?? true }.count
+            return CatalogLabel(
+                identifier: label.identifier, displayName: label.displayName, synonyms: label.synonyms,
+                parents: identifiers(taxonomy.parents[label.id]), children: identifiers(taxonomy.children[label.id]),
+                classCount: classCount, imageCount: counts[label.id] ?? 0)
+        }
+        .sorted { $0.identifier < $1.identifier }
+    }
+}
+
 extension TagIndex {
     /// Every label of the taxonomy stored in the index, by identifier, with parents, children,
     /// synonyms and image counts: what a taxonomy browser shows without loading a model.
@@ -39,19 +57,7 @@ extension TagIndex {
     public func labelCatalog() throws -> [CatalogLabel] {
         try guardingStorage {
             try database.read { db in
-                let taxonomy = try taxonomy(db)
-                let counts = try Self.imageCountsByLabelID(db)
-                func identifiers(_ ids: [Int64]?) -> [String] {
-                    (ids ?? []).compactMap { taxonomy.labels[$0]?.identifier }.sorted()
-                }
-                return taxonomy.labels.values.map { label in
-                    let classCount = taxonomy.descendantsOrSelf(label.id).filter { taxonomy.children[$0]?.isEmpty ?? true }.count
-                    return CatalogLabel(
-                        identifier: label.identifier, displayName: label.displayName, synonyms: label.synonyms,
-                        parents: identifiers(taxonomy.parents[label.id]), children: identifiers(taxonomy.children[label.id]),
-                        classCount: classCount, imageCount: counts[label.id] ?? 0)
-                }
-                .sorted { $0.identifier < $1.identifier }
+                CatalogLabel.catalog(taxonomy: try taxonomy(db), imageCounts: try Self.imageCountsByLabelID(db))
             }
         }
     }

@@ -146,43 +146,15 @@ extension TagIndex {
                 let start = row["id"] as Int64?, let blob = row["feature_print"] as Data?,
                 let first = FeaturePrint.decode(Array(blob))
             else { return nil }
-            let dimension = PrintBlocks.dimension
-            let floor = Float(threshold)
-            // The prints (fp32 from the stored fp16, as the all-pairs scan reads them) of every member found so far.
-            var prints: [Int64: [Float]] = [start: first]
-            var frontier: [Int64] = [start]
-            var isComplete = true
+            var growth = DuplicateGroupGrowth(start: start, print: first, threshold: threshold, maximumMembers: maximumMembers)
             if let knownNeighbours {
-                let fresh = Array(Set(knownNeighbours).subtracting([start])).sorted()
-                for (id, print) in try Self.storedPrints(db, ids: fresh) { prints[id] = print }
-                frontier = fresh.filter { prints[$0] != nil }
+                growth.start(fromNeighbours: try Self.storedPrints(db, ids: growth.neighbourIDs(knownNeighbours)))
             }
-            rounds: while !frontier.isEmpty {
-                let queries = frontier.flatMap { prints[$0]! }
-                var found: [Int64] = []
-                var scores = [Float](repeating: 0, count: frontier.count * PrintBlocks.blockSize)
-                try PrintBlocks.forEach(db, candidates: nil) { ids, halves, count in
-                    scores.withUnsafeMutableBufferPointer { scores in
-                        PrintBlocks.dot(
-                            queries: queries, queryCount: frontier.count, rows: halves.baseAddress!, count: count,
-                            into: scores.baseAddress!)
-                    }
-                    for row in 0..<count where prints[ids[row]] == nil {
-                        guard (0..<frontier.count).contains(where: { scores[$0 * count + row] >= floor }) else { continue }
-                        guard prints.count < maximumMembers else {
-                            isComplete = false
-                            continue
-                        }
-                        let halfRow = UnsafeBufferPointer(rebasing: halves[(row * dimension)..<((row + 1) * dimension)])
-                        prints[ids[row]] = halfRow.map(FeaturePrint.float(fromHalfBits:))
-                        found.append(ids[row])
-                    }
-                }
-                frontier = found
-                if !isComplete { break rounds }
+            while growth.beginRound() {
+                try PrintBlocks.forEach(db, candidates: nil) { ids, halves, count in growth.visit(ids: ids, halves: halves, count: count) }
+                growth.endRound()
             }
-            guard prints.count >= 2 else { return nil }
-            let ids = prints.keys.sorted()
+            guard let ids = growth.memberIDs else { return nil }
             var members: [(Int64, DuplicateMember)] = []
             for row in try Row.fetchAll(
                 db, sql: "SELECT id, path, width, height, size FROM images WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
@@ -190,11 +162,7 @@ extension TagIndex {
             {
                 members.append((row[0], DuplicateMember(imageID: row[0], path: row[1], width: row[2], height: row[3], size: row[4], score: 1)))
             }
-            var group = DuplicateGroup(ranking: members) { a, b in
-                zip(prints[a]!, prints[b]!).reduce(Float(0)) { $0 + $1.0 * $1.1 }
-            }
-            group.isComplete = isComplete
-            return group
+            return growth.group(members)
         }
     }
 

@@ -181,8 +181,8 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
     }
 
     /// a ~ b ~ c ~ d at 0.7 while a and c share nothing: the group of any of them is all four,
-    /// as the all-pairs groups say, and a distinct photo has none. SQLite only (`duplicateGroup`).
-    @Test func aPhotosGroupFollowsTheWholeChain() throws {
+    /// as the all-pairs groups say, and a distinct photo has none.
+    @Test(arguments: Backend.allCases) func aPhotosGroupFollowsTheWholeChain(backend: Backend) async throws {
         let fixture = try FixtureIndex()
         let dimension = FeaturePrint.dimension
         let left = (0..<dimension).map { $0 < dimension / 2 ? Float(1 + $0 % 3) : 0 }
@@ -199,24 +199,25 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
                 height: width, model: FixtureIndex.model, observations: [], featurePrint: print))
         })
         #expect(cosine(left, right) == 0)
-        let all = try fixture.index.duplicateGroups(threshold: 0.7)
+        let index = try await BackendIndex.make(backend, copying: fixture).reader
+        let all = try await index.duplicateGroups(threshold: 0.7, query: Query())
         #expect(all.count == 1)
         for (path, _, _) in chain {
-            let group = try #require(try fixture.index.duplicateGroup(containingPath: path, threshold: 0.7))
+            let group = try #require(try await index.duplicateGroup(containingPath: path, threshold: 0.7, maximumMembers: 200, knownNeighbours: nil))
             #expect(group.isComplete)
             #expect(group.members.map(\.path) == all[0].members.map(\.path), "\(path)")
             #expect(group.keeper.path == "/chain/b.jpg")
             #expect(zip(group.members, all[0].members).allSatisfy { abs($0.score - $1.score) < 1e-3 })
         }
         // The neighbours a `similar` page already found save the first scan and change nothing.
-        let neighbours = try fixture.index.similar(toPath: "/chain/a.jpg", minimumScore: 0.7).hits.map(\.imageID)
+        let neighbours = try await index.similar(toPath: "/chain/a.jpg", query: Query(), minimumScore: 0.7).hits.map(\.imageID)
         #expect(neighbours.count == 1)
-        let seeded = try fixture.index.duplicateGroup(containingPath: "/chain/a.jpg", threshold: 0.7, knownNeighbours: neighbours)
+        let seeded = try await index.duplicateGroup(containingPath: "/chain/a.jpg", threshold: 0.7, maximumMembers: 200, knownNeighbours: neighbours)
         #expect(seeded?.members.map(\.path) == all[0].members.map(\.path))
-        let cut = try #require(try fixture.index.duplicateGroup(containingPath: "/chain/a.jpg", threshold: 0.7, maximumMembers: 2))
+        let cut = try #require(try await index.duplicateGroup(containingPath: "/chain/a.jpg", threshold: 0.7, maximumMembers: 2, knownNeighbours: nil))
         #expect(!cut.isComplete && cut.members.count == 2)
-        #expect(try fixture.index.duplicateGroup(containingPath: "/other/0.jpg", threshold: 0.7) == nil)
-        #expect(try fixture.index.duplicateGroup(containingPath: "/not/indexed.jpg") == nil)
+        #expect(try await index.duplicateGroup(containingPath: "/other/0.jpg", threshold: 0.7, maximumMembers: 200, knownNeighbours: nil) == nil)
+        #expect(try await index.duplicateGroup(containingPath: "/not/indexed.jpg", threshold: 0.8, maximumMembers: 200, knownNeighbours: nil) == nil)
     }
 
     /// More prints than one block holds, and few candidates among them.

@@ -72,6 +72,9 @@ struct BackendIndex {
     /// Reads as `fixture.index.search(...)` did when the fixture was SQLite's alone.
     var index: BackendIndex { self }
 
+    /// The index read, through the protocol both backends implement.
+    var reader: any IndexBackend { postgres ?? sqlite }
+
     // MARK: Searches
 
     func search(_ text: String) async throws -> SearchPage {

@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import PostgresNIO
 import Testing
@@ -27,28 +28,15 @@ enum PostgresTestServer {
     }()
 
     private static func start() -> Result<PostgresDescriptor, StartFailure> {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = root.appending(path: "Scripts/dev-postgres")
-        process.arguments = ["start"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do { try process.run() } catch { return .failure(StartFailure(message: "Scripts/dev-postgres: \(error)")) }
-        // Foundation keeps the parent's copies of the write ends open: close them, or reading
-        // to the end never ends.
-        try? out.fileHandleForWriting.close()
-        try? err.fileHandleForWriting.close()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let url = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, let descriptor = try? PostgresDescriptor(parsing: url, environment: [:]) else {
-            let message = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return .failure(StartFailure(message: message.isEmpty ? "Scripts/dev-postgres start failed" : message))
+        switch DevPostgres.start() {
+        case .failure(let failure):
+            return .failure(StartFailure(message: failure.message))
+        case .success(let url):
+            guard let descriptor = try? PostgresDescriptor(parsing: url, environment: [:]) else {
+                return .failure(StartFailure(message: "Scripts/dev-postgres printed \(url), not a PostgreSQL URL"))
+            }
+            return .success(descriptor)
         }
-        return .success(descriptor)
     }
 
     /// A new, empty database on the cluster (named after a random id; left for `dev-postgres stop`).

@@ -37,3 +37,12 @@ extension PostgresBackendError {
         return .none
     }
 }
+
+extension PostgresBackendError {
+    /// Whether the error means the server cannot be used right now (unreachable, shutting down
+    /// or restarting, the connection cut, too many connections) rather than a problem with what
+    /// was asked: a new connection later may succeed.
+    ///
+    /// Usage: `let status = error.isConnectionFailure ? 503 : 500`
+    public var isConnectionFailure: Bool { Self.recovery(for: self) == .reconnect }
+}

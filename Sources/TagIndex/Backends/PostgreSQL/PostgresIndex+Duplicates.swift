@@ -25,6 +25,72 @@ extension PostgresIndex {
         return DuplicateGroup.ranked(components, matrix, facts: facts)
     }
 
+    /// The near-duplicate group of the indexed image at `path`, found outwards from it a round at
+    /// a time with the same steps as ``TagIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``
+    /// (each round streams the stored prints once); nil when no other image is that close.
+    ///
+    /// Usage: `if let group = try await index.duplicateGroup(containingPath: "photos:/dog.jpg") { print(group.keeper.path) }`
+    public func duplicateGroup(
+        containingPath path: String, threshold: Double = TagIndex.defaultDuplicateThreshold, maximumMembers: Int = 200,
+        knownNeighbours: [Int64]? = nil
+    ) async throws -> DuplicateGroup? {
+        var binds = PostgresBindings()
+        binds.append(path)
+        let stored = try await session.all("SELECT id, feature_print FROM images WHERE path = $1", binds) { try $0.decode((Int64, ByteBuffer?).self) }
+        guard let (start, bytes) = stored.first, let bytes, let first = FeaturePrint.decode(Array(bytes.readableBytesView)) else { return nil }
+        var growth = DuplicateGroupGrowth(start: start, print: first, threshold: threshold, maximumMembers: maximumMembers)
+        if let knownNeighbours {
+            var neighbours: [(Int64, [Float])] = []
+            try await forEachPrintBlock(candidates: growth.neighbourIDs(knownNeighbours)) { ids, halves, count in
+                for row in 0..<count {
+                    let halfRow = UnsafeBufferPointer(rebasing: halves[(row * FeaturePrint.dimension)..<((row + 1) * FeaturePrint.dimension)])
+                    neighbours.append((ids[row], halfRow.map(FeaturePrint.float(fromHalfBits:))))
+                }
+            }
+            growth.start(fromNeighbours: neighbours)
+        }
+        while growth.beginRound() {
+            try await forEachPrintBlock(candidates: nil) { ids, halves, count in growth.visit(ids: ids, halves: halves, count: count) }
+            growth.endRound()
+        }
+        guard let ids = growth.memberIDs else { return nil }
+        var memberBinds = PostgresBindings()
+        memberBinds.append(ids)
+        let members = try await session.all(
+            "SELECT id, path, width, height, size FROM images WHERE id = ANY($1::bigint[]) ORDER BY id", memberBinds
+        ) { row -> (Int64, DuplicateMember) in
+            let (id, path, width, height, size) = try row.decode((Int64, String, Int?, Int?, Int64).self)
+            return (id, DuplicateMember(imageID: id, path: path, width: width, height: height, size: size, score: 1))
+        }
+        return growth.group(members)
+    }
+
+    /// Streams the stored prints (fp16) of `candidates` (ascending ids; nil: every image) in id
+    /// order, a block at a time, in the layout ``PrintBlocks/forEach(_:candidates:_:)`` gives on SQLite.
+    func forEachPrintBlock(
+        candidates: [Int64]?, _ body: (_ ids: UnsafeBufferPointer<Int64>, _ halves: UnsafeBufferPointer<UInt16>, _ count: Int) throws -> Void
+    ) async throws {
+        let dimension = FeaturePrint.dimension
+        var ids = [Int64](repeating: 0, count: PrintBlocks.blockSize)
+        var halves = [UInt16](repeating: 0, count: PrintBlocks.blockSize * dimension)
+        try await forEachBlock(column: "feature_print", candidates: candidates) { rows in
+            var count = 0
+            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
+                halves.withUnsafeMutableBytes { destination in
+                    bytes.withUnsafeReadableBytes { source in
+                        (destination.baseAddress! + count * dimension * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
+                    }
+                }
+                ids[count] = id
+                count += 1
+            }
+            guard count > 0 else { return }
+            try ids.withUnsafeBufferPointer { ids in
+                try halves.withUnsafeBufferPointer { try body(ids, $0, count) }
+            }
+        }
+    }
+
     /// Every pair of images (those `query` keeps) scoring at least `minimumScore`, best first, as
     /// ``TagIndex/similarPairs(minimumScore:query:)``.
     ///

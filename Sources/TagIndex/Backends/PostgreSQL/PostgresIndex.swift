@@ -20,7 +20,7 @@ public final class PostgresIndex: Sendable {
     public let session: PostgresSession
     /// The taxonomy of the last search and its label text index, reused while the stored
     /// taxonomy generation is unchanged.
-    private let taxonomyCache = Locked<(taxonomy: TaxonomySnapshot, labelText: LabelTextIndex)?>(nil)
+    let taxonomyCache = Locked<(taxonomy: TaxonomySnapshot, labelText: LabelTextIndex)?>(nil)
 
     private init(session: PostgresSession) {
         self.session = session
