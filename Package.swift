@@ -148,8 +148,9 @@ let package = Package(
         .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing", "ClassifyTestSupport"]),
         // Sidecars read back with exiftool (skipped with a message where it is not installed).
         .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
-        // Routes in-process (HummingbirdTesting, no sockets) on generated photos; Browser/ drives a
-        // real headless Chromium through Scripts/browser-test against a live server.
+        // Routes in-process (HummingbirdTesting, no sockets) on generated photos, over SQLite and over
+        // PostgreSQL (Scripts/dev-postgres); Browser/ drives a real headless Chromium through
+        // Scripts/browser-test against a live server.
         .testTarget(
             name: "ClassifyGalleryTests",
             dependencies: [
@@ -157,6 +158,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         // End-to-end tests run the built executable (Help/ holds the pinned --help texts); Reliability/
         // also builds hostile images with the C test encoders and inspects databases directly.

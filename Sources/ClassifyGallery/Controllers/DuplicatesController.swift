@@ -16,9 +16,9 @@ struct DuplicatesController: Sendable {
 
     func groups(threshold: Double) async throws -> (groups: [DuplicateGroup], milliseconds: Double) {
         let started = ContinuousClock.now
-        let version = try await services.read { try $0.contentVersion() }
+        let version = try await services.read { try await $0.contentVersion() }
         let groups = try await services.duplicates.groups(threshold: threshold, version: version) { [services] in
-            try await services.read { try $0.duplicateGroups(threshold: threshold) }
+            try await services.read { try await $0.duplicateGroups(threshold: threshold, query: Query()) }
         }
         return (groups, (ContinuousClock.now - started).milliseconds)
     }
@@ -32,7 +32,7 @@ struct DuplicatesController: Sendable {
         let threshold = try Self.threshold(request)
         let found = try await groups(threshold: threshold)
         let shown = Array(found.groups.prefix(Self.shownGroups))
-        let labels = try await services.read { try $0.labels(forImageIDs: shown.flatMap { $0.members.map(\.imageID) }) }
+        let labels = try await services.read { try await $0.labels(forImageIDs: shown.flatMap { $0.members.map(\.imageID) }) }
         return services.pages.response("duplicates", DuplicatesView(threshold: threshold, groups: found.groups, labels: labels, milliseconds: found.milliseconds))
     }
 

@@ -42,38 +42,42 @@ struct ImageController: Sendable {
         var similarLabels: [Int64: [ImageLabel]]
         var format: String?
         var fileExists: Bool
+        /// Why the file cannot be shown when it is in a library root this server was not given.
+        var unknownRoot: String?
     }
 
     func details(id: Int64, similarCount: Int) async throws -> Details {
         let (image, id) = try await services.image(id: id)
+        let local = services.localFile(image.path)
         return try await services.read { index in
-            let labels = try index.labels(forPath: image.path)
-            let colors = try index.dominantColors(forPath: image.path)
+            let labels = try await index.labels(forPath: image.path)
+            let colors = try await index.dominantColors(forPath: image.path)
             var similar: SearchPage?
             var duplicates: DuplicateGroup?
             if image.hasFeaturePrint && similarCount > 0 {
                 var query = Query()
                 query.limit = similarCount
-                let page = try index.similar(toPath: image.path, query: query)
+                let page = try await index.similar(toPath: image.path, query: query, minimumScore: 0)
                 // When the strip's last photo is below the threshold, the strip holds every direct
                 // neighbour and the group's search starts from them instead of scanning again.
                 let threshold = TagIndex.defaultDuplicateThreshold
                 let close = page.hits.filter { $0.score >= threshold }
                 let complete = page.hits.count < similarCount || (page.hits.last?.score ?? 0) < threshold
                 if !(complete && close.isEmpty) {
-                    duplicates = try index.duplicateGroup(
+                    duplicates = try await index.duplicateGroup(
                         containingPath: image.path, threshold: threshold, maximumMembers: Self.duplicateCount,
                         knownNeighbours: complete ? close.map(\.imageID) : nil)
                 }
                 similar = page
             }
             let shownIDs = (similar?.hits.map(\.imageID) ?? []) + (duplicates?.members.map(\.imageID) ?? [])
-            let similarLabels = try index.labels(forImageIDs: Array(Set(shownIDs)))
-            let leading = Self.leadingBytes(of: image.path)
+            let similarLabels = try await index.labels(forImageIDs: Array(Set(shownIDs)))
+            let leading = local.path.flatMap(Self.leadingBytes(of:))
             return Details(
                 id: id, image: image, labels: labels, colors: colors, similar: similar, duplicates: duplicates,
                 similarLabels: similarLabels,
-                format: leading.flatMap { ImageFormat(leadingBytes: $0)?.description }, fileExists: leading != nil)
+                format: leading.flatMap { ImageFormat(leadingBytes: $0)?.description }, fileExists: leading != nil,
+                unknownRoot: local.unknownRoot)
         }
     }
 
@@ -120,7 +124,7 @@ struct ImageController: Sendable {
             var query = Query()
             query.limit = limit
             query.page = pageNumber
-            return try index.similar(toPath: image.path, query: query, minimumScore: minimumScore)
+            return try await index.similar(toPath: image.path, query: query, minimumScore: minimumScore)
         }
         return SimilarResponse(
             total: page.totalCount, page: page.page, pageCount: page.pageCount, limit: page.limit,
@@ -202,7 +206,9 @@ struct ImageView: PageView {
         if let hash = image.contentHash { facts.append(Fact(name: "Content hash", value: hash)) }
         self.facts = facts
         if let stage = image.failureStage { failure = "Could not be classified (\(stage)): \(image.failureReason ?? "")" }
-        if !details.fileExists { missing = "The file cannot be read any more (moved or deleted since it was indexed); run classify-tool index on its folder to update the index." }
+        if let root = details.unknownRoot {
+            missing = LocalFile.unknownRootSentence(root)
+        } else if !details.fileExists { missing = "The file cannot be read any more (moved or deleted since it was indexed); run classify-tool index on its folder to update the index." }
 
         let ranked = details.labels
             .map { label in (label, label.confidence ?? label.subtreeConfidence) }

@@ -32,7 +32,7 @@ struct LabelsController: Sendable {
     @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> [LabelResponse] {
         let parameters = try QueryParameters(request.uri.query)
         let used = ["1", "true", "yes"].contains(parameters["used"] ?? "")
-        let catalog = try await services.read { try $0.labelCatalog() }
+        let catalog = try await services.read { try await $0.labelCatalog() }
         var labels = Self.matching(parameters["q"] ?? "", in: catalog)
         if used { labels = labels.filter { $0.imageCount > 0 }.sorted { ($0.imageCount, $1.identifier) > ($1.imageCount, $0.identifier) } }
         return labels.map(LabelResponse.init)
@@ -40,7 +40,7 @@ struct LabelsController: Sendable {
 
     @Sendable func page(_ request: Request, context: GalleryRequestContext) async throws -> Response {
         let parameters = try QueryParameters(request.uri.query)
-        let catalog = try await services.read { try $0.labelCatalog() }
+        let catalog = try await services.read { try await $0.labelCatalog() }
         if let identifier = parameters["label"], !identifier.isEmpty {
             guard let label = catalog.first(where: { $0.identifier == identifier }) else {
                 throw GalleryError(.notFound, "No label is called '\(identifier)'.")

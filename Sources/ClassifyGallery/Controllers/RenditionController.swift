@@ -31,7 +31,7 @@ struct RenditionController: Sendable {
         }
         let made: RenditionBytes
         do {
-            made = try await services.renditions.bytes(rendition, of: image)
+            made = try await services.renditions.bytes(rendition, of: image, at: services.localFile(image.path))
         } catch let error as GalleryError {
             // An <img> shows the placeholder; the status and the header still say why.
             return Self.unavailable(error)

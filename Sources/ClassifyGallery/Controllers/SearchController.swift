@@ -29,9 +29,9 @@ struct SearchController: Sendable {
     func run(_ request: SearchRequest, facets: Int = facetCount) async throws -> Outcome {
         try await services.read { index in
             let started = ContinuousClock.now
-            let query = try request.query(facets: facets, index: index)
-            let page = try request.color.map { try index.search(color: $0, query: query) } ?? index.search(query)
-            let labels = try index.labels(forImageIDs: page.hits.map(\.imageID))
+            let query = try await request.query(facets: facets, index: index)
+            let page = if let color = request.color { try await index.search(color: color, query: query) } else { try await index.search(query) }
+            let labels = try await index.labels(forImageIDs: page.hits.map(\.imageID))
             let milliseconds = (ContinuousClock.now - started).milliseconds
             return Outcome(page: page, labels: labels, milliseconds: milliseconds)
         }
@@ -71,7 +71,7 @@ struct SearchController: Sendable {
         let parameters = try QueryParameters(request.uri.query)
         let prefix = String((parameters["q"] ?? "").prefix(100))
         let limit = try parameters.integer("limit", in: 1...50) ?? 8
-        let completions = try await services.read { try $0.labelCompletions(forPrefix: prefix, limit: limit) }
+        let completions = try await services.read { try await $0.labelCompletions(forPrefix: prefix, limit: limit) }
         return SuggestResponse(suggestions: completions.map {
             .init(identifier: $0.identifier, displayName: $0.displayName, name: $0.matchedName, images: $0.imageCount, word: $0.isVocabularyWord)
         })

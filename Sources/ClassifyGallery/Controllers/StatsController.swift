@@ -12,17 +12,14 @@ struct StatsController: Sendable {
     }
 
     func statistics() async throws -> StatsResponse {
-        let location = services.databaseURL.path
+        // A path, or the PostgreSQL URL without its password.
+        let location = services.index.location.description
         return try await services.read { index in
-            let statistics = try index.statistics()
-            let models = try index.modelUsage()
-            let labelsInUse = try index.labelImageCounts().count
-            var bytes: Int64 = 0
-            for suffix in ["", "-wal", "-shm"] {
-                bytes += ((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0
-            }
+            let statistics = try await index.statistics()
+            let models = try await index.modelUsage()
+            let labelsInUse = try await index.labelImageCounts().count
             return StatsResponse(
-                database: location, databaseBytes: bytes, images: statistics.imageCount, failed: statistics.failedCount,
+                database: location, databaseBytes: try await index.databaseBytes(), images: statistics.imageCount, failed: statistics.failedCount,
                 labels: statistics.labelCount, labelsInUse: labelsInUse, observations: statistics.observationCount,
                 models: models.map { .init(model: $0.model.description, images: $0.imageCount) })
         }

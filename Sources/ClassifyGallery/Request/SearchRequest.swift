@@ -50,7 +50,7 @@ struct SearchRequest: Sendable {
     var effectiveSort: Sort { sort ?? (text.isEmpty && color == nil ? .date : .score) }
 
     /// The index query (parse errors are thrown as ``QuerySyntaxError``).
-    func query(facets: Int, index: TagIndex) throws -> Query {
+    func query(facets: Int, index: any IndexBackend) async throws -> Query {
         var query = try Query(parsing: text)
         query.page = page
         query.limit = limit
@@ -64,7 +64,7 @@ struct SearchRequest: Sendable {
         case .highRecall: query.calibration = query.calibration ?? .highRecall
         case .highPrecision: query.calibration = query.calibration ?? .highPrecision
         case .some(.none): break
-        case nil: try query.applyDefaultCalibration(from: index, onlyWithLabelTerms: false)
+        case nil: query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false)
         }
         return query
     }

@@ -1,14 +1,20 @@
 import Foundation
+import TagIndex
 
 /// What a gallery serves and how.
 ///
 /// ```swift
-/// var configuration = GalleryConfiguration(databaseURL: URL(fileURLWithPath: "index.sqlite"))
+/// var configuration = GalleryConfiguration(location: try IndexLocation(parsing: "postgres://me@nas/photos"))
+/// configuration.roots = [try LibraryRoot(parsing: "photos=/mnt/nas/photos")]
 /// configuration.port = 8080
 /// ```
 public struct GalleryConfiguration: Sendable {
-    /// The index to show; opened read-only, so `classify-tool index` can write to it meanwhile.
-    public var databaseURL: URL
+    /// The index to show: a SQLite file (opened read-only, so `classify-tool index` can write to
+    /// it meanwhile) or a PostgreSQL database.
+    public var location: IndexLocation
+    /// Named library roots: where the files stored as `NAME:/relative/path` (a shared index's
+    /// named libraries) are on this machine. Absolute paths need none.
+    public var roots: [LibraryRoot] = []
     /// Where thumbnails and previews are cached (default `$XDG_CACHE_HOME/classify-tool/thumbnails`).
     public var cacheDirectory: URL
     /// The address to listen on: 127.0.0.1 (this machine only) unless told otherwise.
@@ -18,13 +24,22 @@ public struct GalleryConfiguration: Sendable {
     /// How many database reads and how many image decodes run at once (default: the core count).
     public var concurrency: Int
 
-    /// A configuration for `databaseURL` on 127.0.0.1:8080 with the default cache folder.
+    /// A configuration for the SQLite file at `databaseURL` on 127.0.0.1:8080 with the default cache folder.
     ///
     /// ```swift
     /// let configuration = GalleryConfiguration(databaseURL: url)
     /// ```
     public init(databaseURL: URL) {
-        self.databaseURL = databaseURL
+        self.init(location: .sqlite(databaseURL))
+    }
+
+    /// A configuration for the index at `location` on 127.0.0.1:8080 with the default cache folder.
+    ///
+    /// ```swift
+    /// let configuration = GalleryConfiguration(location: .postgres(descriptor))
+    /// ```
+    public init(location: IndexLocation) {
+        self.location = location
         cacheDirectory = RenditionStore.defaultDirectory
         host = "127.0.0.1"
         port = 8080

@@ -3,12 +3,12 @@ import Hummingbird
 import Logging
 
 /// The local web gallery over an index: search page, photo pages, near-duplicates, labels,
-/// statistics and a JSON API, on Hummingbird. It reads the index through read-only connections
-/// (an `index` run may write meanwhile; a reload shows new photos) and serves photos only by
-/// their id in the index, as re-encoded JPEGs.
+/// statistics and a JSON API, on Hummingbird, over a SQLite or a PostgreSQL index. It only reads
+/// the index (an `index` run may write meanwhile; a reload shows new photos) and serves photos
+/// only by their id in the index, as re-encoded JPEGs.
 ///
 /// ```swift
-/// let server = try GalleryServer(configuration: GalleryConfiguration(databaseURL: url))
+/// let server = try await GalleryServer(configuration: GalleryConfiguration(databaseURL: url))
 /// try await server.run { url in print(url) }   // until SIGINT or SIGTERM
 /// ```
 public struct GalleryServer: Sendable {
@@ -18,11 +18,11 @@ public struct GalleryServer: Sendable {
     /// Opens the index (read-only) and loads the templates; throws when the index cannot be read.
     ///
     /// ```swift
-    /// let server = try GalleryServer(configuration: configuration)
+    /// let server = try await GalleryServer(configuration: configuration)
     /// ```
-    public init(configuration: GalleryConfiguration) throws {
+    public init(configuration: GalleryConfiguration) async throws {
         self.configuration = configuration
-        services = try GalleryServices(configuration: configuration)
+        services = try await GalleryServices(configuration: configuration)
     }
 
     /// The routes, with the protective headers and error pages on every response.
@@ -64,5 +64,6 @@ public struct GalleryServer: Sendable {
             },
             logger: logger)
         try await app.runService()
+        await services.index.close()
     }
 }

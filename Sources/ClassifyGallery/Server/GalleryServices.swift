@@ -1,21 +1,22 @@
 import Foundation
 import TagIndex
 
-/// What the controllers share: the read-only index, the rendition cache, the page templates and
-/// the bounded pools that run blocking work.
+/// What the controllers share: the index (either backend), the library roots that map its paths
+/// to this machine's files, the rendition cache, the page templates and the bounded pools that
+/// run blocking work.
 final class GalleryServices: Sendable {
-    let index: TagIndex
-    let databaseURL: URL
+    let index: GalleryIndex
+    /// Named library roots (`NAME=FOLDER`): where files stored as `NAME:/relative/path` are here.
+    let roots: [LibraryRoot]
     let renditions: RenditionStore
     let pages: PageRenderer
-    /// SQLite reads (searches, details, similarity scans).
-    let databaseWork: BlockingWork
     let duplicates: DuplicateGroupsCache
 
-    init(configuration: GalleryConfiguration) throws {
-        index = try TagIndex(readingFrom: configuration.databaseURL)
-        databaseURL = configuration.databaseURL
-        databaseWork = BlockingWork(width: configuration.concurrency, label: "classify-gallery.database")
+    init(configuration: GalleryConfiguration) async throws {
+        index = try await GalleryIndex(
+            location: configuration.location,
+            work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"))
+        roots = configuration.roots
         renditions = RenditionStore(
             directory: configuration.cacheDirectory,
             work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.images"))
@@ -23,19 +24,52 @@ final class GalleryServices: Sendable {
         duplicates = DuplicateGroupsCache()
     }
 
-    /// Runs a blocking index read off the cooperative threads.
-    func read<T: Sendable>(_ body: @escaping @Sendable (TagIndex) throws -> T) async throws -> T {
-        let index = self.index
-        return try await databaseWork.run { try body(index) }
+    /// Runs an index read (see ``GalleryIndex/read(_:)``).
+    func read<T: Sendable>(_ body: @escaping @Sendable (any IndexBackend) async throws -> T) async throws -> T {
+        try await index.read(body)
     }
 
     /// The indexed image with `id`, or a 404.
     func image(id: Int64) async throws -> (image: IndexedImage, id: Int64) {
         let found = try await read { index -> IndexedImage? in
-            guard let path = try index.imagePath(forID: id) else { return nil }
-            return try index.image(atPath: path)
+            guard let path = try await index.imagePath(forID: id) else { return nil }
+            return try await index.image(atPath: path)
         }
         guard let found else { throw GalleryError(.notFound, "No indexed image has the id \(id); it may have been removed from the index.") }
         return (found, id)
+    }
+
+    /// Where the file of a stored path is on this machine: the path itself when it is absolute,
+    /// the root's folder plus the relative path for `NAME:/relative/path`; or why it is not known.
+    func localFile(_ storedPath: String) -> LocalFile {
+        guard LibraryRoot.isLibraryPath(storedPath) else { return .path(storedPath) }
+        if let local = roots.localPath(forLibrary: storedPath) { return .path(local) }
+        let name = String(storedPath.prefix { $0 != ":" })
+        return .unknownRoot(name)
+    }
+}
+
+/// Where a photo's file is on the machine that serves it.
+enum LocalFile: Sendable, Equatable {
+    /// The file's path here.
+    case path(String)
+    /// The photo is in the named library root `NAME`, which the server was not given.
+    case unknownRoot(String)
+
+    /// The path, when known.
+    var path: String? {
+        if case .path(let path) = self { return path }
+        return nil
+    }
+
+    /// The library root's name, when the server was not given it.
+    var unknownRoot: String? {
+        if case .unknownRoot(let name) = self { return name }
+        return nil
+    }
+
+    /// Why the file cannot be shown, for a stored path in a library the server was not given.
+    static func unknownRootSentence(_ name: String) -> String {
+        "This photo is in the library '\(name)', which this server was not told where to find; start it with --root \(name)=FOLDER to show its pictures."
     }
 }

@@ -5,11 +5,16 @@ import Dispatch
 /// revalidated thumbnail, a static file) while the cores are busy. Waiting callers queue in
 /// order without holding a thread.
 ///
+/// It is also a task executor: ``runPreferring(_:)`` runs asynchronous code whose nonisolated
+/// parts block (the SQLite index's synchronous methods called through `IndexBackend`) on the
+/// same threads, with the same limit.
+///
 /// ```swift
-/// let work = BlockingWork(width: 2)
+/// let work = BlockingWork(width: 2, label: "reads")
 /// let page = try await work.run { try index.search(query) }
+/// let same = try await work.runPreferring { try await backend.search(query) }
 /// ```
-final class BlockingWork: Sendable {
+final class BlockingWork: TaskExecutor, Sendable {
     private let permits: Permits
     private let queue: DispatchQueue
 
@@ -26,6 +31,26 @@ final class BlockingWork: Sendable {
         }
         await permits.release()
         return try result.get()
+    }
+
+    /// Runs `body` with this as its preferred task executor once a slot is free: its
+    /// nonisolated code (and the synchronous calls it makes) runs on the Dispatch threads.
+    func runPreferring<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        await permits.acquire()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await withTaskExecutorPreference(self) { try await body() })
+        } catch {
+            result = .failure(error)
+        }
+        await permits.release()
+        return try result.get()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
     }
 }
 

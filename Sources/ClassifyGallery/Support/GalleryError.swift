@@ -53,6 +53,14 @@ struct GalleryError: Error, Sendable {
             case .anotherRunInProgress, .runFinished:
                 return GalleryError(.internalServerError, "The server hit an unexpected error.")
             }
+        case let error as PostgresBackendError:
+            // The message names the server (host:port), never a password.
+            switch error {
+            case .statement where !error.isConnectionFailure:
+                return GalleryError(.internalServerError, "The server hit an unexpected error.")
+            default:
+                return GalleryError(.serviceUnavailable, "The index cannot be read right now (\(error)); try again in a moment.")
+            }
         case let error as HTTPError:
             return GalleryError(error.status, error.body ?? Self.sentence(for: error.status))
         default:

@@ -13,7 +13,7 @@ import TagIndex
 ///
 /// ```swift
 /// let store = RenditionStore(directory: cacheURL, work: BlockingWork(width: 2, label: "images"))
-/// let jpeg = try await store.bytes(.thumbnail, of: image)
+/// let jpeg = try await store.bytes(.thumbnail, of: image, at: .path(image.path))
 /// ```
 final class RenditionStore: Sendable {
     let directory: URL
@@ -43,10 +43,11 @@ final class RenditionStore: Sendable {
         "\"\(contentHash)-\(rendition.variant)\""
     }
 
-    /// The rendition's bytes: from the cache, else made from the file (and cached when the file
-    /// still has the indexed content). Throws ``GalleryError`` when the file is gone or cannot
-    /// be decoded.
-    func bytes(_ rendition: Rendition, of image: IndexedImage) async throws -> RenditionBytes {
+    /// The rendition's bytes: from the cache, else made from the file at `file` (where the
+    /// image's stored path is on this machine; and cached when the file still has the indexed
+    /// content). Throws ``GalleryError`` when the file is gone, in a library root this server was
+    /// not given, or cannot be decoded.
+    func bytes(_ rendition: Rendition, of image: IndexedImage, at local: LocalFile) async throws -> RenditionBytes {
         guard let contentHash = image.contentHash, Self.isHash(contentHash) else {
             throw GalleryError(.notFound, "\(RawPath.displayed(image.path)) could not be read when it was indexed, so there is no picture to show.")
         }
@@ -54,12 +55,16 @@ final class RenditionStore: Sendable {
         if let cached = try await work.run({ try? Data(contentsOf: file) }), !cached.isEmpty {
             return RenditionBytes(bytes: Array(cached), matchesIndex: true)
         }
+        guard let localPath = local.path else {
+            if case .unknownRoot(let name) = local { throw GalleryError(.notFound, LocalFile.unknownRootSentence(name)) }
+            throw GalleryError(.notFound, "\(RawPath.displayed(image.path)) cannot be found on this machine.")
+        }
         return try await flights.value(for: file.lastPathComponent) { [work, renderer, renderCount] in
             try await work.run {
                 let made: RenditionBytes
                 do {
                     made = try renderer.render(
-                        rendition, path: image.path, width: image.width, height: image.height, contentHash: contentHash)
+                        rendition, path: localPath, width: image.width, height: image.height, contentHash: contentHash)
                 } catch let error as ImageDecodingError {
                     // A file deleted or made unreadable since indexing is gone (404); bytes that no
                     // longer decode are a broken file (422). Either way the reason is a sentence.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClassifyGallery
+import ClassifySupport
 import Foundation
 import TagIndex
 
@@ -14,13 +15,17 @@ struct ServeCommand: AsyncParsableCommand {
             Starts a web server over the index and prints its URL on the first line.
             It listens on 127.0.0.1 (this machine only) unless --host says otherwise.
             The index is read-only for the server, so `index` can run meanwhile; a
-            reload shows the new photos. Thumbnails are cached in
+            reload shows the new photos. --db postgres://... serves a shared
+            PostgreSQL index; --root NAME=FOLDER (as index takes it) says where a
+            named library's files are on this machine (a photo whose file is not
+            found shows its labels and a placeholder). Thumbnails are cached in
             $XDG_CACHE_HOME/classify-tool/thumbnails (~/.cache/...). The JSON API is
             under /api/ (see the README). Ctrl-C stops it.
 
             Examples:
               classify-tool serve --open
               classify-tool serve --db photos.sqlite --port 9000
+              classify-tool serve --db postgres://me@nas/pics --root pics=/mnt/pics
               curl 'http://127.0.0.1:8080/api/search?q=dog'
             """)
 
@@ -29,29 +34,52 @@ struct ServeCommand: AsyncParsableCommand {
     var host = "127.0.0.1"
     @Flag(help: "Open the gallery in the default browser.") var open = false
     @Option(help: ArgumentHelp("Thumbnail cache folder.", valueName: "dir")) var cacheDir: String?
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp("Where a named library of a PostgreSQL index is on this machine (repeatable).", valueName: "name=folder"))
+    var roots: [String] = []
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var verbosity: VerbosityOptions
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0...65535") }
         guard !host.isEmpty else { throw ValidationError("--host takes an address such as 127.0.0.1") }
+        _ = try libraryRoots()
+    }
+
+    /// The `--root` values, parsed as `index --root` parses them.
+    func libraryRoots() throws -> [LibraryRoot] {
+        try roots.map { value in
+            do {
+                return try LibraryRoot(parsing: value)
+            } catch let error as TagIndexError {
+                throw ValidationError("--root \(value): \(error)")
+            }
+        }
     }
 
     func run() async throws {
         verbosity.apply()
-        try database.requireSQLite()
-        let location = database.location
-        guard FileManager.default.fileExists(atPath: location.path) else {
-            Terminal.error("error: no index at \(location.path); build one with: classify-tool index FOLDER\(database.given == nil ? "" : " --db \(location.path)")")
+        let location = database.indexLocation
+        if let file = location.fileURL, !FileManager.default.fileExists(atPath: file.path) {
+            Terminal.error("error: no index at \(file.path); build one with: classify-tool index FOLDER\(database.given == nil ? "" : " --db \(file.path)")")
             throw ExitCode(ToolExit.failure)
         }
-        var configuration = GalleryConfiguration(databaseURL: location)
+        var configuration = GalleryConfiguration(location: location)
+        configuration.roots = try libraryRoots()
+        for root in configuration.roots {
+            if root.name == nil {
+                Terminal.note("--root \(root): a root without a name maps nothing (absolute paths are read as they are)")
+            } else if !RawPath.exists(root.localPath.isEmpty ? "/" : root.localPath) {
+                Terminal.error("warning: --root \(root): \(root.localPath) does not exist; its photos show placeholders")
+            }
+        }
         configuration.host = host
         configuration.port = port
         if let cacheDir { configuration.cacheDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
         let server: GalleryServer
         do {
-            server = try GalleryServer(configuration: configuration)
+            server = try await GalleryServer(configuration: configuration)
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
@@ -63,7 +91,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await server.run(logLevel: Terminal.verbose ? .info : .warning) { url in
                 Terminal.out(url.absoluteString)
-                Terminal.note("serving \(location.path); Ctrl-C stops")
+                // The location as messages name it: a PostgreSQL URL without its password.
+                Terminal.note("serving \(location); Ctrl-C stops")
                 if openBrowser { Self.openInBrowser(url) }
             }
         } catch {

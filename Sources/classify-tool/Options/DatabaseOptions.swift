@@ -6,7 +6,7 @@ import TagIndex
 ///
 /// Usage: `@OptionGroup var database: DatabaseOptions` then `let index = try database.open(create: false)`
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or (in every command but serve) postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
+    @Option(name: .long, help: ArgumentHelp("Index database: a SQLite file, or postgres://USER@HOST[:PORT]/DBNAME (default: $CLASSIFY_DB, else index.sqlite in $XDG_DATA_HOME/classify-tool or ~/.local/share/classify-tool).", valueName: "path|url"))
     var db: String?
 
     /// `$XDG_DATA_HOME/classify-tool/index.sqlite`, or `$HOME/.local/share/classify-tool/index.sqlite`.

@@ -60,7 +60,7 @@ import Testing
 
         var configuration = GalleryConfiguration(databaseURL: database)
         configuration.cacheDirectory = root.appending(path: "cache")
-        let server = try GalleryServer(configuration: configuration)
+        let server = try await GalleryServer(configuration: configuration)
         let artifacts = Self.packageRoot.appending(path: ".build/browser-artifacts")
         let app = Application(router: server.router(hosts: HostCheck()))
         let (status, output) = try await app.test(.live) { client in

@@ -54,11 +54,11 @@ import Testing
             }
         }
 
-        func application() throws -> some ApplicationProtocol {
+        func application() async throws -> some ApplicationProtocol {
             var configuration = GalleryConfiguration(databaseURL: database)
             configuration.cacheDirectory = root.appending(path: "cache")
             configuration.port = 0
-            return Application(router: try GalleryServer(configuration: configuration).router(hosts: HostCheck()))
+            return Application(router: try await GalleryServer(configuration: configuration).router(hosts: HostCheck()))
         }
     }
 

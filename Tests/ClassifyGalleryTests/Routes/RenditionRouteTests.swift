@@ -29,7 +29,7 @@ import Testing
     @Test func thumbnailsAreCachedOnDiskByContentHashAndRevalidatedWithETags() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let server = try fixture.server()
+        let server = try await fixture.server()
         let app = Application(router: server.router(hosts: HostCheck()))
         try await app.test(.router) { client in
             let id = fixture.id("poodle.jpg")
@@ -59,7 +59,7 @@ import Testing
     @Test func concurrentRequestsMakeAThumbnailOnce() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let server = try fixture.server()
+        let server = try await fixture.server()
         let app = Application(router: server.router(hosts: HostCheck()))
         try await app.test(.router) { client in
             let id = fixture.id("golden.jpg")

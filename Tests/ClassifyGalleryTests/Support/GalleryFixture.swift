@@ -107,16 +107,16 @@ struct GalleryFixture: Sendable {
     func id(_ name: String) -> Int64 { ids[name]! }
 
     /// A server over the fixture (read-only index, thumbnails cached in `cache`).
-    func server() throws -> GalleryServer {
+    func server() async throws -> GalleryServer {
         var configuration = GalleryConfiguration(databaseURL: database)
         configuration.cacheDirectory = cache
         configuration.port = 0
-        return try GalleryServer(configuration: configuration)
+        return try await GalleryServer(configuration: configuration)
     }
 
     /// The application to test in-process; `hosts` limits the accepted Host headers.
-    func application(hosts: HostCheck = HostCheck()) throws -> some ApplicationProtocol {
-        Application(router: try server().router(hosts: hosts))
+    func application(hosts: HostCheck = HostCheck()) async throws -> some ApplicationProtocol {
+        Application(router: try await server().router(hosts: hosts))
     }
 
     func remove() { removeTree(atPath: root.path) }
