@@ -35,8 +35,7 @@ extension PostgresIndex {
             "SELECT packed FROM image_labels JOIN images ON images.id = image_id WHERE path = $1", binds
         ) { try $0.decode(ByteBuffer.self) }
         guard let bytes = packed.first else { return [] }
-        let taxonomy = try TaxonomySnapshot.build(try await PostgresTaxonomy.rows(session))
-        return TagIndex.imageLabels(packed: Data(bytes.readableBytesView), taxonomy: taxonomy)
+        return TagIndex.imageLabels(packed: Data(bytes.readableBytesView), taxonomy: try await currentTaxonomy())
     }
 
     /// The faces stored for one file, highest confidence first; nil when it is not indexed or

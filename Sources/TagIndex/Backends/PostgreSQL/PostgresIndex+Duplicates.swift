@@ -111,17 +111,9 @@ extension PostgresIndex {
         let dimension = FeaturePrint.dimension
         var ids: [Int64] = []
         var halves: [UInt16] = []
-        try await forEachBlock(column: "feature_print", candidates: try await candidateIDs(query)) { rows in
-            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
-                let start = halves.count
-                halves.append(contentsOf: repeatElement(0, count: dimension))
-                halves.withUnsafeMutableBytes { destination in
-                    bytes.withUnsafeReadableBytes { source in
-                        (destination.baseAddress! + start * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
-                    }
-                }
-                ids.append(id)
-            }
+        try await forEachPrintBlock(candidates: try await candidateIDs(query)) { blockIDs, blockHalves, count in
+            ids.append(contentsOf: blockIDs.prefix(count))
+            halves.append(contentsOf: blockHalves.prefix(count * dimension))
         }
         return PrintMatrix(ids: ids, halves: halves)
     }

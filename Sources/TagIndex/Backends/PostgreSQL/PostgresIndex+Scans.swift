@@ -36,31 +36,17 @@ extension PostgresIndex {
             binds.append(excludingPath)
             excluded = try await session.all("SELECT id FROM images WHERE path = $1", binds) { try $0.decode(Int64.self) }.first
         }
-        let dimension = FeaturePrint.dimension
         var best = TopScores(capacity: (query.page - 1) * query.limit + query.limit)
         var total = 0
         let floor = Float(minimumScore)
-        var halves = [UInt16](repeating: 0, count: PrintBlocks.blockSize * dimension)
         var scores = [Float](repeating: 0, count: PrintBlocks.blockSize)
-        try await forEachBlock(column: "feature_print", candidates: try await candidateIDs(query)) { rows in
-            var ids: [Int64] = []
-            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
-                halves.withUnsafeMutableBytes { destination in
-                    bytes.withUnsafeReadableBytes { source in
-                        (destination.baseAddress! + ids.count * dimension * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
-                    }
-                }
-                ids.append(id)
-            }
-            guard !ids.isEmpty else { return }
+        try await forEachPrintBlock(candidates: try await candidateIDs(query)) { ids, halves, count in
             probe.withUnsafeBufferPointer { probe in
-                halves.withUnsafeBufferPointer { halves in
-                    scores.withUnsafeMutableBufferPointer { scores in
-                        PrintBlocks.dot(queries: probe.baseAddress!, queryCount: 1, rows: halves.baseAddress!, count: ids.count, into: scores.baseAddress!)
-                    }
+                scores.withUnsafeMutableBufferPointer { scores in
+                    PrintBlocks.dot(queries: probe.baseAddress!, queryCount: 1, rows: halves.baseAddress!, count: count, into: scores.baseAddress!)
                 }
             }
-            for (row, id) in ids.enumerated() where id != excluded {
+            for (row, id) in ids.prefix(count).enumerated() where id != excluded {
                 let score = min(1, max(0, scores[row]))
                 guard score >= floor else { continue }
                 total += 1
