@@ -23,6 +23,9 @@ public struct GalleryConfiguration: Sendable {
     public var port: Int
     /// How many database reads and how many image decodes run at once (default: the core count).
     public var concurrency: Int
+    /// How long a request waits for a PostgreSQL server before answering 503 (default 60 s: a
+    /// near-duplicate scan of a large index takes seconds; a server cut from the network never answers).
+    public var databaseDeadline: Duration = .seconds(60)
 
     /// A configuration for the SQLite file at `databaseURL` on 127.0.0.1:8080 with the default cache folder.
     ///

@@ -15,7 +15,8 @@ final class GalleryServices: Sendable {
     init(configuration: GalleryConfiguration) async throws {
         index = try await GalleryIndex(
             location: configuration.location,
-            work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"))
+            work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"),
+            deadline: configuration.databaseDeadline)
         roots = configuration.roots
         renditions = RenditionStore(
             directory: configuration.cacheDirectory,

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -140,20 +143,16 @@ struct PostgresRouteTests {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let database = try await GalleryPostgres.copy(of: fixture)
-        let (app, server) = try await GalleryPostgres.application(.postgres(database), fixture: fixture)
+        let (app, _) = try await GalleryPostgres.application(.postgres(database), fixture: fixture)
         let administration = try await GalleryPostgres.administration()
-        let binds: PostgresBindings = {
-            var binds = PostgresBindings()
-            binds.append(database.database)
-            return binds
-        }()
         try await app.test(.router) { client in
             #expect(try await client.get("/api/search?q=dog").status == .ok)
             // What a server shutting down does to its clients (57P01), and no new connection
             // accepted meanwhile.
             try await administration.execute("ALTER DATABASE \(database.database) WITH ALLOW_CONNECTIONS false")
-            try await administration.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", binds)
+            for process in try await GalleryPostgres.serverProcesses(of: database, administration) {
+                try await administration.execute("SELECT pg_terminate_backend(\(process))")
+            }
             for uri in ["/api/search?q=dog", "/api/images/\(fixture.id("golden.jpg"))", "/"] {
                 let response = try await client.get(uri)
                 #expect(response.status == .serviceUnavailable, "\(uri): \(response.text.prefix(300))")
@@ -169,6 +168,36 @@ struct PostgresRouteTests {
             #expect((again.object["total"] as? Int ?? 0) > 0)
         }
         await administration.close()
-        _ = server
+    }
+
+    /// A server that stops answering without closing anything (powered off, cut from the
+    /// network): its server process for the gallery's connection is stopped with SIGSTOP.
+    @Test func aServerThatStopsAnsweringIsA503AfterTheDeadline() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let database = try await GalleryPostgres.copy(of: fixture)
+        let (app, server) = try await GalleryPostgres.application(.postgres(database), fixture: fixture)
+        let administration = try await GalleryPostgres.administration()
+        defer { Task { await administration.close() } }
+        try await app.test(.router) { client in
+            #expect(try await client.get("/api/search?q=dog").status == .ok)
+            let backends = try await GalleryPostgres.serverProcesses(of: database, administration)
+            // The gallery's (and maybe the copy's, on its way out).
+            try #require(!backends.isEmpty)
+            for backend in backends { kill(backend, SIGSTOP) }
+            defer { for backend in backends { kill(backend, SIGCONT) } }
+            // Only this request has a short deadline: the server cannot answer it however long it
+            // waits, while the others get the default's minute whatever the machine's speed.
+            server.services.index.deadline.withLock { $0 = .milliseconds(500) }
+            let response = try await client.get("/api/search?q=dog")
+            server.services.index.deadline.withLock { $0 = .seconds(60) }
+            #expect(response.status == .serviceUnavailable)
+            let message = (response.object["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains("did not answer within 0.5 s"), "\(message)")
+            // The connection given up, the next request opens another (the stopped process still
+            // holds the old one).
+            let again = try await client.get("/api/search?q=dog")
+            #expect(again.status == .ok, "\(again.text.prefix(300))")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ClassifyTestSupport
 import Foundation
 import Hummingbird
+import PostgresNIO
 import Testing
 import TagIndex
 
@@ -30,6 +31,14 @@ enum GalleryPostgres {
     /// A session on the cluster's own database, for statements about other databases.
     static func administration() async throws -> PostgresSession {
         try await PostgresSession.connect(try cluster.get())
+    }
+
+    /// The server processes serving connections to `database` (found from another database's session).
+    static func serverProcesses(of database: PostgresDescriptor, _ administration: PostgresSession) async throws -> [Int32] {
+        var binds = PostgresBindings()
+        binds.append(database.database)
+        return try await administration.all(
+            "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", binds) { try $0.decode(Int32.self) }
     }
 
     /// A new database holding a copy of the fixture's SQLite index (same ids, same paths).
