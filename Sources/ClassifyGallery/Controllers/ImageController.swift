@@ -49,6 +49,8 @@ struct ImageController: Sendable {
     func details(id: Int64, similarCount: Int) async throws -> Details {
         let (image, id) = try await services.image(id: id)
         let local = services.localFile(image.path)
+        // The file's first bytes (its format, and whether it is there) off the cooperative threads.
+        let leading = try await services.fileWork.run { local.path.flatMap(Self.leadingBytes(of:)) }
         return try await services.read { index in
             let labels = try await index.labels(forPath: image.path)
             let colors = try await index.dominantColors(forPath: image.path)
@@ -72,7 +74,6 @@ struct ImageController: Sendable {
             }
             let shownIDs = (similar?.hits.map(\.imageID) ?? []) + (duplicates?.members.map(\.imageID) ?? [])
             let similarLabels = try await index.labels(forImageIDs: Array(Set(shownIDs)))
-            let leading = local.path.flatMap(Self.leadingBytes(of:))
             return Details(
                 id: id, image: image, labels: labels, colors: colors, similar: similar, duplicates: duplicates,
                 similarLabels: similarLabels,

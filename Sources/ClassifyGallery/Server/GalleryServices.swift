@@ -9,6 +9,8 @@ final class GalleryServices: Sendable {
     /// Named library roots (`NAME=FOLDER`): where files stored as `NAME:/relative/path` are here.
     let roots: [LibraryRoot]
     let renditions: RenditionStore
+    /// File reads and image decodes (blocking: a photo on a network share can take a while).
+    let fileWork: BlockingWork
     let pages: PageRenderer
     let duplicates: DuplicateGroupsCache
 
@@ -18,9 +20,8 @@ final class GalleryServices: Sendable {
             work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"),
             deadline: configuration.databaseDeadline)
         roots = configuration.roots
-        renditions = RenditionStore(
-            directory: configuration.cacheDirectory,
-            work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.images"))
+        fileWork = BlockingWork(width: configuration.concurrency, label: "classify-gallery.images")
+        renditions = RenditionStore(directory: configuration.cacheDirectory, work: fileWork)
         pages = try PageRenderer()
         duplicates = DuplicateGroupsCache()
     }
