@@ -64,6 +64,8 @@ public struct GalleryServer: Sendable {
             },
             logger: logger)
         try await app.runService()
-        await services.index.close()
+        // A connection the server cut can take long to close: the process does not wait for it.
+        let index = services.index
+        try? await withDeadline(.seconds(2), expired: { CancellationError() }) { await index.close() }
     }
 }
