@@ -13,6 +13,7 @@ import Testing
 /// and phone width to `.build/browser-artifacts/`. The photos are classified by the real model:
 /// the three committed test photos and a half-size copy of each (near-duplicates), plus 125
 /// ImageNet photos from `../shared` when it is there (the README's screenshots come from that run).
+/// The walk runs again over a PostgreSQL copy of the index where Scripts/dev-postgres can start one.
 ///
 /// Needs Debian's chromium and chromium-driver and a Python with selenium: `Scripts/bootstrap
 /// --browser` installs them (`.ci/run` does). Without them the test is skipped, saying so.
@@ -58,24 +59,37 @@ import Testing
             .run(FolderIndexer.Options(roots: [photos.path]))
         #expect(report.failures.isEmpty)
 
-        var configuration = GalleryConfiguration(databaseURL: database)
-        configuration.cacheDirectory = root.appending(path: "cache")
-        let server = try await GalleryServer(configuration: configuration)
         let artifacts = Self.packageRoot.appending(path: ".build/browser-artifacts")
+        let query = richLibrary ? "dog" : "cat OR espresso"
+        try await Self.browse(.sqlite(database), cache: root.appending(path: "cache"), artifacts: artifacts, query: query, python, driver)
+        // The same walk over a PostgreSQL copy of the index, where the cluster of
+        // Scripts/dev-postgres can run (the PostgreSQL route tests say why when it cannot).
+        if GalleryPostgres.isAvailable {
+            let copy = try await GalleryPostgres.copy(of: database)
+            try await Self.browse(
+                .postgres(copy), cache: root.appending(path: "cache-postgresql"), artifacts: artifacts.appending(path: "postgresql"),
+                query: query, python, driver)
+        }
+    }
+
+    /// Runs `Scripts/browser-test` against a live gallery over `location`; screenshots go to `artifacts`.
+    static func browse(_ location: IndexLocation, cache: URL, artifacts: URL, query: String, _ python: String, _ driver: String) async throws {
+        var configuration = GalleryConfiguration(location: location)
+        configuration.cacheDirectory = cache
+        let server = try await GalleryServer(configuration: configuration)
         let app = Application(router: server.router(hosts: HostCheck()))
         let (status, output) = try await app.test(.live) { client in
             try await Self.run(python, [
                 Self.packageRoot.appending(path: "Scripts/browser-test").path,
-                "--url", "http://127.0.0.1:\(client.port!)/", "--out", artifacts.path,
-                "--query", richLibrary ? "dog" : "cat OR espresso", "--chromedriver", driver,
+                "--url", "http://127.0.0.1:\(client.port!)/", "--out", artifacts.path, "--query", query, "--chromedriver", driver,
             ])
         }
         print(output)
-        #expect(status == 0, "Scripts/browser-test failed:\n\(output)")
+        #expect(status == 0, "Scripts/browser-test failed over \(location):\n\(output)")
         for name in ["search-laptop.png", "detail-laptop.png", "search-phone.png", "detail-phone.png"] {
-            #expect(FileManager.default.fileExists(atPath: artifacts.appending(path: name).path), "missing screenshot \(name)")
+            #expect(FileManager.default.fileExists(atPath: artifacts.appending(path: name).path), "missing screenshot \(name) over \(location)")
         }
-        print("browser test: screenshots in \(artifacts.path)")
+        print("browser test: screenshots over \(location) in \(artifacts.path)")
     }
 
     /// Copies the test photos (and a half-size copy of each) and, when `../shared` is there, 125

@@ -43,6 +43,11 @@ enum GalleryPostgres {
 
     /// A new database holding a copy of the fixture's SQLite index (same ids, same paths).
     static func copy(of fixture: GalleryFixture) async throws -> PostgresDescriptor {
+        try await copy(of: fixture.database)
+    }
+
+    /// A new database holding a copy of the SQLite index at `database` (same ids, same paths).
+    static func copy(of database: URL) async throws -> PostgresDescriptor {
         var descriptor = try cluster.get()
         let administration = try await administration()
         let name = "gallery_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
@@ -51,7 +56,7 @@ enum GalleryPostgres {
         await administration.close()
         descriptor.database = String(name)
         let target = try await PostgresSession.connect(descriptor)
-        _ = try await IndexCopy.copy(from: TagIndex(readingFrom: fixture.database), to: target)
+        _ = try await IndexCopy.copy(from: TagIndex(readingFrom: database), to: target)
         await target.close()
         return descriptor
     }
