@@ -17,11 +17,16 @@ import Dispatch
 final class BlockingWork: TaskExecutor, Sendable {
     private let permits: Permits
     private let queue: DispatchQueue
+    private static let labelKey = DispatchSpecificKey<String>()
 
     init(width: Int, label: String) {
         permits = Permits(count: max(1, width))
         queue = DispatchQueue(label: label, attributes: .concurrent)
+        queue.setSpecific(key: Self.labelKey, value: label)
     }
+
+    /// The label of the pool whose thread runs the caller, nil off every pool (for tests).
+    static var currentLabel: String? { DispatchQueue.getSpecific(key: labelKey) }
 
     /// Runs `body` on a Dispatch thread once a slot is free; returns or throws what it did.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
