@@ -45,17 +45,11 @@ extension PostgresIndex {
         let dimension = FeaturePrint.dimension
         var ids: [Int64] = []
         var halves: [UInt16] = []
-        try await forEachBlock(column: "feature_print", candidates: try await candidateIDs(query)) { rows in
-            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
-                let start = halves.count
-                halves.append(contentsOf: repeatElement(0, count: dimension))
-                halves.withUnsafeMutableBytes { destination in
-                    bytes.withUnsafeReadableBytes { source in
-                        (destination.baseAddress! + start * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
-                    }
-                }
-                ids.append(id)
-            }
+        try await PostgresPrints.forEachBlock(candidates: try await candidateIDs(query), session) { blockIDs, prints in
+            let start = halves.count
+            halves.append(contentsOf: repeatElement(0, count: blockIDs.count * dimension))
+            halves.withUnsafeMutableBytes { ($0.baseAddress! + start * 2).copyMemory(from: prints.baseAddress!, byteCount: prints.count) }
+            ids.append(contentsOf: blockIDs)
         }
         return PrintMatrix(ids: ids, halves: halves)
     }

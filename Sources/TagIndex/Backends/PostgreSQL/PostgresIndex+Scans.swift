@@ -1,10 +1,10 @@
 import Foundation
 import PostgresNIO
 
-/// Similar images and color searches on PostgreSQL: the stored feature prints (or dominant
-/// colors) stream from the server in blocks of ``PrintBlocks/blockSize`` rows in id order and are
-/// scored here with the same kernels and ranking as on SQLite (no pgvector: it is not in
-/// Debian's stable release), so both backends give the same pages.
+/// Similar images and color searches on PostgreSQL: the stored feature prints (``PostgresPrints``,
+/// a value per 4,096 image ids) or dominant colors (rows, in blocks of ``PrintBlocks/blockSize``)
+/// stream from the server in id order and are scored here with the same kernels and ranking as on
+/// SQLite (no pgvector: it is not in Debian's stable release), so both backends give the same pages.
 extension PostgresIndex {
     /// Images that look like the indexed file at `path`, as ``TagIndex/similar(toPath:query:minimumScore:)``.
     ///
@@ -40,19 +40,10 @@ extension PostgresIndex {
         var best = TopScores(capacity: (query.page - 1) * query.limit + query.limit)
         var total = 0
         let floor = Float(minimumScore)
-        var halves = [UInt16](repeating: 0, count: PrintBlocks.blockSize * dimension)
-        var scores = [Float](repeating: 0, count: PrintBlocks.blockSize)
-        try await forEachBlock(column: "feature_print", candidates: try await candidateIDs(query)) { rows in
-            var ids: [Int64] = []
-            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
-                halves.withUnsafeMutableBytes { destination in
-                    bytes.withUnsafeReadableBytes { source in
-                        (destination.baseAddress! + ids.count * dimension * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
-                    }
-                }
-                ids.append(id)
-            }
-            guard !ids.isEmpty else { return }
+        var halves = [UInt16](repeating: 0, count: PostgresPrints.blockSize * dimension)
+        var scores = [Float](repeating: 0, count: PostgresPrints.blockSize)
+        try await PostgresPrints.forEachBlock(candidates: try await candidateIDs(query), session) { ids, prints in
+            halves.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: prints.baseAddress!, byteCount: prints.count) }
             probe.withUnsafeBufferPointer { probe in
                 halves.withUnsafeBufferPointer { halves in
                     scores.withUnsafeMutableBufferPointer { scores in
@@ -111,8 +102,8 @@ extension PostgresIndex {
         return try await session.all(sql, compiler.binds) { try $0.decode(Int64.self) }
     }
 
-    /// Streams (id, bytes) of a blob column in id order, a block at a time: the candidates' rows
-    /// by id, or a keyset scan of every row that has the column.
+    /// Streams (id, bytes) of a blob column of `images` in id order, a block at a time: the
+    /// candidates' rows by id, or a keyset scan of every row that has the column.
     func forEachBlock(column: String, candidates: [Int64]?, _ body: ([(Int64, ByteBuffer)]) throws -> Void) async throws {
         let blockSize = PrintBlocks.blockSize
         if let candidates {
