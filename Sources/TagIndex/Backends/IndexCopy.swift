@@ -7,8 +7,9 @@ import PostgresNIO
 ///
 /// The target must be empty (its schema is created when missing). Rows are read in primary-key
 /// order in pages of ``defaultPageSize`` rows and written in one transaction, so an interrupted copy leaves
-/// an empty target and can simply be run again. SQLite-only tables (`label_postings`,
-/// `label_text`) are not copied: PostgreSQL does not use them.
+/// an empty target and can simply be run again. `label_text` (SQLite's full-text index) is not
+/// copied, and each backend rebuilds its own postings (`label_postings`) from the copied rows:
+/// SQLite once the rows are written, PostgreSQL by compacting them after the copy.
 ///
 /// Usage: `let copied = try await IndexCopy.copy(from: sqliteIndex, to: session)`
 public enum IndexCopy {
@@ -76,7 +77,7 @@ public enum IndexCopy {
         guard existing.first == 0 else {
             throw TagIndexError.invalidInput("\(target.descriptor) already holds an index; copy into an empty database")
         }
-        return try await target.transaction { session in
+        let summary = try await target.transaction { session in
             var summary = Summary()
             for table in tables {
                 var count = 0
@@ -98,6 +99,10 @@ public enum IndexCopy {
             }
             return summary
         }
+        // The copied rows' blocks into the compacted postings and prints that searches read
+        // (until then, searches read the same rows from the tables themselves).
+        try await PostgresPostings.compact(target)
+        return summary
     }
 
     /// The next page of `table` after the key `after` (keyset pagination in primary-key order).

@@ -115,7 +115,9 @@ public struct Query: Sendable, Hashable {
     public var facetCount = 0
 
     /// Which engine answers: tests compare both on the same queries.
-    enum Engine: Sendable, Hashable { case automatic, sql }
+    /// `sql` answers in SQL only; `postings` takes the dense engine wherever it can answer, on
+    /// PostgreSQL even while many blocks wait for compaction (tests compare the three).
+    enum Engine: Sendable, Hashable { case automatic, sql, postings }
     var engine = Engine.automatic
 
     /// A query from an expression built in code.

@@ -114,7 +114,7 @@ struct Searcher {
     /// calibrated term is a union of every label of its subtree, each with its
     /// own threshold, which SQL must group and sort, so it is dense even alone.
     static func prefersDenseEvaluation(_ plan: MatchPlan, _ query: Query) -> Bool {
-        guard query.engine == .automatic, query.sort == .confidence, !query.filters.needsImageRow,
+        guard query.engine != .sql, query.sort == .confidence, !query.filters.needsImageRow,
             query.expression != nil, DenseEvaluator.supports(plan)
         else { return false }
         if query.facetCount > 0 { return true }
@@ -123,15 +123,15 @@ struct Searcher {
     }
 
     private func runDense(_ plan: MatchPlan, total: Int) throws -> SearchPage {
-        let evaluator = try DenseEvaluator(db: db, total: total)
-        let scores = try evaluator.evaluate(plan)
+        let postings = try SQLitePostings(db: db)
+        let scores = try DenseEvaluator(source: postings, total: total).evaluate(plan)
         let (totalCount, page) = DenseEvaluator.page(
             scores, offset: (query.page - 1) * query.limit, count: query.limit)
         var facets: [Facet] = []
         if query.facetCount > 0 {
             let threshold = StorageFormat.threshold(query.minimumConfidence)
             facets = facetList(
-                try evaluator.facetCounts(
+                try postings.facetCounts(
                     scores, threshold: threshold, calibrated: calibratedThresholdsByLabel(), top: query.facetCount))
         }
         let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }

@@ -54,11 +54,12 @@ struct DuplicateGroupGrowth {
         return true
     }
 
-    /// Scores one block of stored prints (`count` rows of ``FeaturePrint/dimension`` fp16 values,
-    /// at most ``PrintBlocks/blockSize``) against the round's queries.
+    /// Scores one block of stored prints (`count` rows of ``FeaturePrint/dimension`` fp16 values;
+    /// backends read blocks of different sizes) against the round's queries.
     mutating func visit(ids: UnsafeBufferPointer<Int64>, halves: UnsafeBufferPointer<UInt16>, count: Int) {
         let dimension = PrintBlocks.dimension
         let queryCount = frontier.count
+        if scores.count < queryCount * count { scores = [Float](repeating: 0, count: queryCount * count) }
         queries.withUnsafeBufferPointer { queries in
             scores.withUnsafeMutableBufferPointer { scores in
                 PrintBlocks.dot(queries: queries.baseAddress!, queryCount: queryCount, rows: halves.baseAddress!, count: count, into: scores.baseAddress!)

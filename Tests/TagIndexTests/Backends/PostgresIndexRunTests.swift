@@ -79,6 +79,18 @@ struct PostgresIndexRunTests {
             """)
         let allowed = Set(choices.map { $0.map(\.0).sorted().joined(separator: ",") })
         for line in stored { #expect(allowed.contains(String(line.split(separator: " ", omittingEmptySubsequences: false)[1])), "\(line)") }
+
+        // Boolean searches read the blocks the writers changed from observations, and the
+        // finished run compacts them into postings that mirror the observations.
+        let index = try await PostgresIndex.open(descriptor)
+        defer { Task { await index.close() } }
+        #expect(try await PostgresPostings.changedBlocks(index.session).changed == 1)
+        try await PostgresPostingsTests.expectEnginesAgree(index, ["dog OR cat", "animal -car", "car OR dog OR cat"], context: "a run")
+        _ = try await run.finish()
+        #expect(try await PostgresPostings.changedBlocks(index.session).changed == 0)
+        #expect(try await PostgresPostings.matchObservations(index.session))
+        #expect(try await PostgresPostings.printsMatchImages(index.session))
+        try await PostgresPostingsTests.expectEnginesAgree(index, ["dog OR cat", "animal -car", "car OR dog OR cat"], context: "a run")
     }
 
     @Test func aWriteRunAgainAfterAFaultChangesNothing() async throws {

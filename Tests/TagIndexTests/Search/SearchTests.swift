@@ -448,19 +448,20 @@ import Testing
         let fixture = try FixtureIndex()
         try fixture.index.database.read { db in
             #expect(try Postings.matchObservations(db))
-            let evaluator = try DenseEvaluator(db: db, total: 8)
+            let postings = try SQLitePostings(db: db)
+            let evaluator = DenseEvaluator(source: postings, total: 8)
             let taxonomy = try fixture.index.taxonomy(db)
             for text in ["animal", "dog OR beach", "-dog", "indoor:0.5"] {
                 let plan = try MatchPlanner(db: db, taxonomy: taxonomy, query: Query(parsing: text))
                     .plan(try Query(parsing: text).expression!)
                 let scores = try evaluator.evaluate(plan)
                 for threshold in [100, 6000] {
-                    let all = try evaluator.facetCounts(scores, threshold: threshold, top: 20)
-                    #expect(try evaluator.facetCounts(scores, threshold: threshold, top: 20, scanPostingsAbove: 0) == all)
+                    let all = try postings.facetCounts(scores, threshold: threshold, top: 20)
+                    #expect(try postings.facetCounts(scores, threshold: threshold, top: 20, scanPostingsAbove: 0) == all)
                     #expect(!all.isEmpty)
                     // With a smaller top, the pruned counts still hold the exact top entries.
                     let ranked = all.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-                    let pruned = try evaluator.facetCounts(scores, threshold: threshold, top: 2, scanPostingsAbove: 0)
+                    let pruned = try postings.facetCounts(scores, threshold: threshold, top: 2, scanPostingsAbove: 0)
                     for (label, count) in ranked.prefix(2) { #expect(pruned[label] == count, "\(text) \(threshold)") }
                     for (label, count) in pruned { #expect(all[label] == count) }
                 }

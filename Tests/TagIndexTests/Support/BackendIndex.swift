@@ -82,7 +82,19 @@ struct BackendIndex {
     }
 
     func search(_ query: Query) async throws -> SearchPage {
-        if let postgres { return try await postgres.search(query) }
+        if let postgres {
+            let page = try await postgres.search(query)
+            if query.engine == .automatic {
+                // The postings engine (compacted blocks and, where blocks changed, observations)
+                // and SQL agree wherever the postings can answer.
+                for engine in [Query.Engine.sql, .postings] {
+                    var other = query
+                    other.engine = engine
+                    #expect(try await postgres.search(other) == page, "PostgreSQL's \(engine) engine differs on \(query)")
+                }
+            }
+            return page
+        }
         let page = try sqlite.search(query)
         if query.engine == .automatic {
             var sql = query

@@ -68,7 +68,10 @@ extension PostgresIndex {
         var attempt = 1
         while true {
             do {
-                return try await correctOnce(name, paths: paths, kind: kind)
+                let report = try await correctOnce(name, paths: paths, kind: kind)
+                // The corrected images' blocks into the postings boolean searches read.
+                try await PostgresPostings.compact(session)
+                return report
             } catch where attempt < 5 && PostgresBackendError.recovery(for: error) == .retryTransaction {
                 attempt += 1
             }

@@ -65,28 +65,15 @@ extension PostgresIndex {
         return growth.group(members)
     }
 
-    /// Streams the stored prints (fp16) of `candidates` (ascending ids; nil: every image) in id
-    /// order, a block at a time, in the layout ``PrintBlocks/forEach(_:candidates:_:)`` gives on SQLite.
+    /// Calls `body(ids, halves, count)` for each block of stored prints (fp16) of `candidates`
+    /// (ascending ids; nil: every image) in id order, from ``PostgresPrints``, in the layout
+    /// ``PrintBlocks/forEach(_:candidates:_:)`` gives on SQLite.
     func forEachPrintBlock(
         candidates: [Int64]?, _ body: (_ ids: UnsafeBufferPointer<Int64>, _ halves: UnsafeBufferPointer<UInt16>, _ count: Int) throws -> Void
     ) async throws {
-        let dimension = FeaturePrint.dimension
-        var ids = [Int64](repeating: 0, count: PrintBlocks.blockSize)
-        var halves = [UInt16](repeating: 0, count: PrintBlocks.blockSize * dimension)
-        try await forEachBlock(column: "feature_print", candidates: candidates) { rows in
-            var count = 0
-            for (id, bytes) in rows where bytes.readableBytes == dimension * 2 {
-                halves.withUnsafeMutableBytes { destination in
-                    bytes.withUnsafeReadableBytes { source in
-                        (destination.baseAddress! + count * dimension * 2).copyMemory(from: source.baseAddress!, byteCount: source.count)
-                    }
-                }
-                ids[count] = id
-                count += 1
-            }
-            guard count > 0 else { return }
+        try await PostgresPrints.forEachBlock(candidates: candidates, session) { ids, prints in
             try ids.withUnsafeBufferPointer { ids in
-                try halves.withUnsafeBufferPointer { try body(ids, $0, count) }
+                try prints.withMemoryRebound(to: UInt16.self) { try body(ids, $0, ids.count) }
             }
         }
     }
@@ -111,9 +98,11 @@ extension PostgresIndex {
         let dimension = FeaturePrint.dimension
         var ids: [Int64] = []
         var halves: [UInt16] = []
-        try await forEachPrintBlock(candidates: try await candidateIDs(query)) { blockIDs, blockHalves, count in
-            ids.append(contentsOf: blockIDs.prefix(count))
-            halves.append(contentsOf: blockHalves.prefix(count * dimension))
+        try await PostgresPrints.forEachBlock(candidates: try await candidateIDs(query), session) { blockIDs, prints in
+            let start = halves.count
+            halves.append(contentsOf: repeatElement(0, count: blockIDs.count * dimension))
+            halves.withUnsafeMutableBytes { ($0.baseAddress! + start * 2).copyMemory(from: prints.baseAddress!, byteCount: prints.count) }
+            ids.append(contentsOf: blockIDs)
         }
         return PrintMatrix(ids: ids, halves: halves)
     }

@@ -1,10 +1,10 @@
 import Foundation
 import PostgresNIO
 
-/// Similar images and color searches on PostgreSQL: the stored feature prints (or dominant
-/// colors) stream from the server in blocks of ``PrintBlocks/blockSize`` rows in id order and are
-/// scored here with the same kernels and ranking as on SQLite (no pgvector: it is not in
-/// Debian's stable release), so both backends give the same pages.
+/// Similar images and color searches on PostgreSQL: the stored feature prints (``PostgresPrints``,
+/// a value per 4,096 image ids) or dominant colors (rows, in blocks of ``PrintBlocks/blockSize``)
+/// stream from the server in id order and are scored here with the same kernels and ranking as on
+/// SQLite (no pgvector: it is not in Debian's stable release), so both backends give the same pages.
 extension PostgresIndex {
     /// Images that look like the indexed file at `path`, as ``TagIndex/similar(toPath:query:minimumScore:)``.
     ///
@@ -36,17 +36,22 @@ extension PostgresIndex {
             binds.append(excludingPath)
             excluded = try await session.all("SELECT id FROM images WHERE path = $1", binds) { try $0.decode(Int64.self) }.first
         }
+        let dimension = FeaturePrint.dimension
         var best = TopScores(capacity: (query.page - 1) * query.limit + query.limit)
         var total = 0
         let floor = Float(minimumScore)
-        var scores = [Float](repeating: 0, count: PrintBlocks.blockSize)
-        try await forEachPrintBlock(candidates: try await candidateIDs(query)) { ids, halves, count in
+        var halves = [UInt16](repeating: 0, count: PostgresPrints.blockSize * dimension)
+        var scores = [Float](repeating: 0, count: PostgresPrints.blockSize)
+        try await PostgresPrints.forEachBlock(candidates: try await candidateIDs(query), session) { ids, prints in
+            halves.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: prints.baseAddress!, byteCount: prints.count) }
             probe.withUnsafeBufferPointer { probe in
-                scores.withUnsafeMutableBufferPointer { scores in
-                    PrintBlocks.dot(queries: probe.baseAddress!, queryCount: 1, rows: halves.baseAddress!, count: count, into: scores.baseAddress!)
+                halves.withUnsafeBufferPointer { halves in
+                    scores.withUnsafeMutableBufferPointer { scores in
+                        PrintBlocks.dot(queries: probe.baseAddress!, queryCount: 1, rows: halves.baseAddress!, count: ids.count, into: scores.baseAddress!)
+                    }
                 }
             }
-            for (row, id) in ids.prefix(count).enumerated() where id != excluded {
+            for (row, id) in ids.enumerated() where id != excluded {
                 let score = min(1, max(0, scores[row]))
                 guard score >= floor else { continue }
                 total += 1
@@ -97,8 +102,8 @@ extension PostgresIndex {
         return try await session.all(sql, compiler.binds) { try $0.decode(Int64.self) }
     }
 
-    /// Streams (id, bytes) of a blob column in id order, a block at a time: the candidates' rows
-    /// by id, or a keyset scan of every row that has the column.
+    /// Streams (id, bytes) of a blob column of `images` in id order, a block at a time: the
+    /// candidates' rows by id, or a keyset scan of every row that has the column.
     func forEachBlock(column: String, candidates: [Int64]?, _ body: ([(Int64, ByteBuffer)]) throws -> Void) async throws {
         let blockSize = PrintBlocks.blockSize
         if let candidates {

@@ -65,7 +65,16 @@ public final class PostgresIndex: Sendable {
         taxonomyCache.withLock { $0 = (taxonomy, labelText) }
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
-        return try await PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs()).run(plan, total: Int(total), session)
+        let searcher = PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs())
+        if searcher.prefersPostings(plan) {
+            // Changed blocks are read row by row from observations: past a quarter of the
+            // library (a large run not compacted yet, a database just migrated), SQL is faster.
+            let (changed, blocks) = try await PostgresPostings.changedBlocks(session)
+            if query.engine == .postings || changed * 4 <= blocks {
+                return try await searcher.runDense(plan, size: Int(total) + 1, session)
+            }
+        }
+        return try await searcher.run(plan, total: Int(total), session)
     }
 
     /// Counts of what the index holds.

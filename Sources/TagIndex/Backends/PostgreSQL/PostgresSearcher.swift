@@ -96,6 +96,35 @@ struct PostgresSearcher {
             facets: facets)
     }
 
+    /// Whether `plan` is answered from the labels' postings (``runDense(_:size:_:)``):
+    /// confidence order, no file filters, more than one label (a single uncalibrated term's page
+    /// is one index range with a LIMIT in SQL), and nothing but postings needed.
+    func prefersPostings(_ plan: MatchPlan) -> Bool {
+        guard query.engine != .sql, query.sort == .confidence, !query.filters.needsImageRow,
+            query.expression != nil, PrefetchedPostings.supports(plan)
+        else { return false }
+        if case .labels(let match) = plan, match.isSingleRoot { return false }
+        return true
+    }
+
+    /// A page from the labels' postings, evaluated here by ``DenseEvaluator`` as SQLite does: the
+    /// postings of every label of the plan in one statement (compacted blocks, and observations
+    /// where blocks changed since), then AND, OR and NOT over arrays, a top-k, and the page's rows.
+    func runDense(_ plan: MatchPlan, size: Int, _ session: PostgresSession) async throws -> SearchPage {
+        let postings = try await PostgresPostings.load(PrefetchedPostings.labels(of: plan).sorted(), size: size, session)
+        let scores = try DenseEvaluator(source: postings, total: size).evaluate(plan)
+        let (totalCount, page) = DenseEvaluator.page(scores, offset: (query.page - 1) * query.limit, count: query.limit)
+        var facets: [Facet] = []
+        if query.facetCount > 0 {
+            let ids = scores.indices.compactMap { scores[$0] != 0 ? Int64($0) : nil }
+            facets = try await self.facets(ofImages: ids, calibrated: calibratedThresholds, session)
+        }
+        let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
+        return SearchPage(
+            hits: try await Self.hits(scored, session), totalCount: totalCount, page: query.page, limit: query.limit,
+            facets: facets)
+    }
+
     /// ` WHERE ...` for the query's filters and status (the same conditions as `Searcher`'s).
     func filterConditions(calibrated: [Int64: Int]?, _ compiler: inout PostgresCompiler) -> String {
         let filters = query.filters
@@ -149,7 +178,31 @@ struct PostgresSearcher {
     /// The result set's packed labels (`image_labels`, one row per image, read by primary key)
     /// are streamed and counted here, as ``DenseEvaluator`` counts them on SQLite: PostgreSQL
     /// would otherwise have to find each image's observations in a table ordered by label.
+    /// Packed labels are flat lists of entries, so one block's images concatenated are one list:
+    /// a row per block of 4,096 image ids instead of a row per image (the rows' own cost, not
+    /// their bytes, was most of the time).
     private func facets(_ resultSet: String, compiler: PostgresCompiler, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> (facets: [Facet], count: Int) {
+        try await facets(
+            """
+            SELECT COUNT(*), string_agg(l.packed, ''::bytea) FROM (\(resultSet)) AS r
+            LEFT JOIN image_labels AS l ON l.image_id = r.image_id GROUP BY r.image_id >> \(Postings.blockShift)
+            """, compiler.binds, calibrated: calibrated, session)
+    }
+
+    /// Facets of the images `ids` (a dense result), as ``facets(_:compiler:calibrated:_:)``.
+    private func facets(ofImages ids: [Int64], calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> [Facet] {
+        var binds = PostgresBindings()
+        binds.append(ids)
+        return try await facets(
+            """
+            SELECT COUNT(*), string_agg(packed, ''::bytea) FROM image_labels
+            WHERE image_id = ANY($1::bigint[]) GROUP BY image_id >> \(Postings.blockShift)
+            """, binds, calibrated: calibrated, session
+        ).facets
+    }
+
+    /// Counts the passing labels of rows `(images, packed labels)`.
+    private func facets(_ sql: String, _ binds: PostgresBindings, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> (facets: [Facet], count: Int) {
         let threshold = StorageFormat.threshold(query.minimumConfidence)
         // Per label id, the threshold its `best` must reach to count (calibrated or uniform).
         let largestID = Int(max(taxonomy.labels.keys.max() ?? 0, calibrated?.keys.max() ?? 0))
@@ -157,11 +210,10 @@ struct PostgresSearcher {
         if let calibrated { for (label, value) in calibrated { thresholds[Int(label)] = value } }
         var counts = [Int](repeating: 0, count: largestID + 1)
         var images = 0
-        _ = try await session.all(
-            "SELECT l.packed FROM (\(resultSet)) AS r LEFT JOIN image_labels AS l ON l.image_id = r.image_id", compiler.binds
-        ) { row in
-            images += 1
-            guard let packed = try row.decode(ByteBuffer?.self) else { return }
+        _ = try await session.all(sql, binds) { row in
+            let (count, packed) = try row.decode((Int64, ByteBuffer?).self)
+            images += Int(count)
+            guard let packed else { return }
             packed.readableBytesView.withUnsafeBytes { bytes in
                 PackedLabels.forEach(bytes) { label, best, _ in
                     if label < thresholds.count, best >= thresholds[label] { counts[label] += 1 }

@@ -110,11 +110,21 @@ public final class PostgresSession: Sendable {
         return values
     }
 
+    /// A transaction's isolation level.
+    ///
+    /// Usage: `try await session.transaction(isolation: .repeatableRead) { ... }`
+    public enum Isolation: String, Sendable {
+        /// Each statement sees what was committed before it began (PostgreSQL's default).
+        case readCommitted = "READ COMMITTED"
+        /// Every statement sees what was committed before the transaction's first one.
+        case repeatableRead = "REPEATABLE READ"
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// Usage: `try await session.transaction { try await $0.execute("DELETE FROM images") }`
-    public func transaction<Value>(_ body: (PostgresSession) async throws -> Value) async throws -> Value {
-        try await execute("BEGIN")
+    public func transaction<Value>(isolation: Isolation = .readCommitted, _ body: (PostgresSession) async throws -> Value) async throws -> Value {
+        try await execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
         do {
             let value = try await body(self)
             try await execute("COMMIT")

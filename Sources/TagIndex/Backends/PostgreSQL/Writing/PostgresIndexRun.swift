@@ -150,6 +150,11 @@ public final class PostgresIndexRun: Sendable {
                     FROM unnest($2::text[], $3::text[]) AS c(path, worker) WHERE q.path = c.path AND q.claimed_by = c.worker
                     """, binds)
             }
+            // A few blocks written meanwhile into the postings, so searches during a long run
+            // keep reading compact blocks (``finish()`` compacts the rest).
+            _ = try? await session.run { session in
+                try await PostgresPostings.compact(session, maximumBlocks: PostgresPostings.blocksPerTransaction)
+            }
         }
         await session.close()
     }
@@ -209,6 +214,8 @@ public final class PostgresIndexRun: Sendable {
         let removed: Int
         do {
             removed = try await sweep(seen, session)
+            // What this run (and any other since the last compaction) wrote, into the postings.
+            _ = try await session.run { session in try await PostgresPostings.compact(session) }
             await session.close()
         } catch {
             await session.close()

@@ -108,8 +108,10 @@ final class ReconnectingSession {
 
     /// Runs `body` in a transaction (committed when it returns), again from the start after a
     /// broken connection or a lost deadlock.
-    func transaction<Value: Sendable>(_ body: @escaping (PostgresSession) async throws -> Value) async throws -> Value {
-        try await run { session in try await session.transaction(body) }
+    func transaction<Value: Sendable>(
+        isolation: PostgresSession.Isolation = .readCommitted, _ body: @escaping (PostgresSession) async throws -> Value
+    ) async throws -> Value {
+        try await run { session in try await session.transaction(isolation: isolation, body) }
     }
 
     /// Closes the connection, if any.

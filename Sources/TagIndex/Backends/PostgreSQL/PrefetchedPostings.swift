@@ -1,0 +1,74 @@
+/// Postings fetched before a search (``PostgresPostings/load(_:size:_:)``), answering
+/// ``DenseEvaluator`` from memory. It holds only the labels it was loaded with, cannot probe single
+/// images, and knows neither faces nor the whole set of images: ``supports(_:)`` says which plans
+/// it answers.
+///
+/// Usage: `let scores = try DenseEvaluator(source: postings, total: total).evaluate(plan)`
+struct PrefetchedPostings: DenseTermSource {
+    let size: Int
+    private var blocks: [Int64: [(block: Int, entries: [UInt8])]] = [:]
+    private var rows: [Int64: [(image: Int, best: Int)]] = [:]
+
+    init(size: Int) {
+        self.size = size
+    }
+
+    mutating func add(_ label: Int64, block: Int, entries: [UInt8]) {
+        blocks[label, default: []].append((block, entries))
+    }
+
+    mutating func add(_ label: Int64, image: Int, best: Int) {
+        rows[label, default: []].append((image, best))
+    }
+
+    /// Whether a plan needs nothing but the labels' postings: every NOT is an operand of an AND
+    /// that also has a positive operand (the universe is never needed), and no term counts faces.
+    static func supports(_ plan: MatchPlan) -> Bool {
+        switch plan {
+        case .labels, .nothing: true
+        case .faces, .all, .not: false
+        case .or(let children): children.allSatisfy(supports)
+        case .and(let children):
+            children.contains { !$0.isNegation }
+                && children.allSatisfy { child in
+                    if case .not(let operand) = child { supports(operand) } else { supports(child) }
+                }
+        }
+    }
+
+    /// The labels a plan reads (roots of uniform terms, every label of calibrated ones).
+    static func labels(of plan: MatchPlan) -> Set<Int64> {
+        switch plan {
+        case .labels(let match): Set(match.calibrated?.map(\.labelID) ?? match.roots)
+        case .faces(let match): [match.labelID]
+        case .all, .nothing: []
+        case .and(let children), .or(let children): children.reduce(into: Set<Int64>()) { $0.formUnion(labels(of: $1)) }
+        case .not(let child): labels(of: child)
+        }
+    }
+
+    func scan(_ label: Int64, threshold: Int, into scores: inout [UInt16]) throws {
+        let size = self.size
+        scores.withUnsafeMutableBufferPointer { buffer in
+            func raise(_ image: Int, _ best: Int) {
+                guard image < size, best >= threshold else { return }
+                let score = UInt16(best + 1)
+                if score > buffer[image] { buffer[image] = score }
+            }
+            for (block, entries) in blocks[label] ?? [] {
+                entries.withUnsafeBytes { Postings.forEach(block: block, $0, raise) }
+            }
+            for (image, best) in rows[label] ?? [] { raise(image, best) }
+        }
+    }
+
+    func probe(_ match: LabelMatch, _ scores: inout [UInt16], keepMatches: Bool) throws -> Int? { nil }
+
+    func keepFaces(_ counts: ClosedRange<Int>, _ scores: inout [UInt16]) throws {
+        throw TagIndexError.invalidInput("prefetched postings hold no faces")
+    }
+
+    func universe() throws -> [UInt16] {
+        throw TagIndexError.invalidInput("prefetched postings hold only their labels' images")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import PostgresNIO
+import Testing
+@testable import TagIndex
+
+/// PostgreSQL's compacted postings: copied from SQLite as they are, changed blocks read from
+/// observations until compaction, compaction that mirrors observations, and a writer that commits
+/// during a compaction leaving its block changed.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresPostingsTests {
+    static let searches = [
+        "dog OR cat", "animal -dog", "indoor -dog", "(dog OR cat) indoor", "animal beach", "dog OR beach OR indoor",
+        "animal:0.3 -poodle", "kitty OR golden",
+    ]
+
+    /// Every search by the three engines: `postings` and `sql` must give one answer, with facets
+    /// too, and not an empty one.
+    static func expectEnginesAgree(_ index: PostgresIndex, _ searches: [String] = searches, context: String) async throws {
+        for text in searches {
+            var sql = try Query(parsing: text)
+            sql.facetCount = 10
+            sql.engine = .sql
+            var postings = sql
+            postings.engine = .postings
+            var automatic = sql
+            automatic.engine = .automatic
+            let expected = try await index.search(sql)
+            #expect(!expected.hits.isEmpty, "\(text), \(context)")
+            #expect(try await index.search(postings) == expected, "\(text), \(context)")
+            #expect(try await index.search(automatic) == expected, "\(text), \(context)")
+        }
+    }
+
+    static func changedBlocks(_ session: PostgresSession) async throws -> Int {
+        try await PostgresPostings.changedBlocks(session).changed
+    }
+
+    @Test func aCopyIsCompacted() async throws {
+        let fixture = try FixtureIndex()
+        let postgres = try await PostgresCopyFixture.open(copying: fixture.index)
+        defer { Task { await postgres.close() } }
+        #expect(try await Self.changedBlocks(postgres.session) == 0)
+        #expect(try await PostgresPostings.matchObservations(postgres.session))
+        #expect(try await PostgresPostings.printsMatchImages(postgres.session))
+        let stored = try await postgres.session.all("SELECT COUNT(*) FROM label_postings") { try $0.decode(Int64.self) }
+        #expect(stored.first ?? 0 > 0)
+        try await Self.expectEnginesAgree(postgres, context: "after the copy")
+    }
+
+    @Test func changedBlocksAreReadFromObservationsUntilCompacted() async throws {
+        let fixture = try FixtureIndex()
+        try fixture.index.write(batch: BackendAgreementTests.printsAndColors())
+        let postgres = try await PostgresCopyFixture.open(copying: fixture.index)
+        defer { Task { await postgres.close() } }
+        let session = postgres.session
+        // Writers' changes, as statements on observations: an image loses its labels, another's
+        // confidences change, and one gains a label it did not have.
+        let ids = try await session.all("SELECT id FROM images WHERE error_stage IS NULL ORDER BY id") { try $0.decode(Int64.self) }
+        try #require(ids.count >= 3)
+        var first = PostgresBindings()
+        first.append(ids[0])
+        try await session.execute("DELETE FROM observations WHERE image_id = $1", first)
+        var second = PostgresBindings()
+        second.append(ids[1])
+        try await session.execute("UPDATE observations SET best = best / 3 WHERE image_id = $1", second)
+        var third = PostgresBindings()
+        third.append(ids[2])
+        try await session.execute("""
+            INSERT INTO observations(label_id, image_id, best, confidence)
+            SELECT id, $1, 9000, 9000 FROM labels WHERE identifier = 'n02099712'
+            ON CONFLICT (label_id, image_id) DO NOTHING
+            """, third)
+        // A writer replaces one image's print with another's: similar images read it from
+        // `images` while the block is changed, and from `image_prints` once compacted.
+        let printed = try await session.all("SELECT id, path FROM images WHERE feature_print IS NOT NULL ORDER BY id") {
+            try $0.decode((Int64, String).self)
+        }
+        try #require(printed.count >= 3)
+        let similarBefore = try await postgres.similar(toPath: printed[0].1)
+        var swap = PostgresBindings()
+        swap.append(printed[1].0)
+        swap.append(printed[2].0)
+        try await session.execute("UPDATE images SET feature_print = (SELECT feature_print FROM images WHERE id = $1) WHERE id = $2", swap)
+        let similarChanged = try await postgres.similar(toPath: printed[0].1)
+        #expect(similarChanged != similarBefore, "the replaced print is read from images")
+        #expect(try await Self.changedBlocks(session) == 1)
+        // The postings are now stale for that block: searches must read its observations.
+        #expect(try await PostgresPostings.matchObservations(session), "clean blocks still mirror observations")
+        try await Self.expectEnginesAgree(postgres, context: "with a changed block")
+
+        // Compaction rebuilds from image_labels, which writers keep beside observations: bring
+        // the three images' packed labels in line as a writer would, then compact.
+        for image in ids.prefix(3) {
+            var binds = PostgresBindings()
+            binds.append(image)
+            let entries = try await session.all(
+                "SELECT label_id, best, confidence FROM observations WHERE image_id = $1 ORDER BY label_id", binds
+            ) { row in
+                let (label, best, confidence) = try row.decode((Int64, Int, Int?).self)
+                return PackedLabels.Entry(labelID: label, best: best, confidence: confidence)
+            }
+            var update = PostgresBindings()
+            update.append(ByteBuffer(bytes: PackedLabels.pack(entries)))
+            update.append(image)
+            try await session.execute("UPDATE image_labels SET packed = $1 WHERE image_id = $2", update)
+        }
+        #expect(try await PostgresPostings.compact(session) == 1)
+        #expect(try await postgres.similar(toPath: printed[0].1) == similarChanged)
+        #expect(try await Self.changedBlocks(session) == 0)
+        #expect(try await PostgresPostings.matchObservations(session))
+        #expect(try await PostgresPostings.printsMatchImages(session))
+        try await Self.expectEnginesAgree(postgres, context: "after compaction")
+    }
+
+    @Test func aWriterCommittingDuringCompactionLeavesItsBlockChanged() async throws {
+        let fixture = try FixtureIndex()
+        let postgres = try await PostgresCopyFixture.open(copying: fixture.index)
+        defer { Task { await postgres.close() } }
+        let writer = try await PostgresSession.connect(postgres.session.descriptor)
+        defer { Task { await writer.close() } }
+        let id = try #require(try await postgres.session.all("SELECT MIN(id) FROM images WHERE error_stage IS NULL") { try $0.decode(Int64.self) }.first)
+        var binds = PostgresBindings()
+        binds.append(id)
+        // The writer's transaction is open (not committed) while compaction runs.
+        try await writer.execute("BEGIN")
+        try await writer.execute("DELETE FROM observations WHERE image_id = $1", binds)
+        #expect(try await PostgresPostings.compact(postgres.session) == 0, "nothing committed to compact")
+        try await writer.execute("COMMIT")
+        #expect(try await Self.changedBlocks(postgres.session) == 1, "the writer's block stays changed")
+        try await Self.expectEnginesAgree(postgres, context: "after the writer committed")
+    }
+
+    @Test func anEmptyDatabaseHasNothingToCompact() async throws {
+        let descriptor = try await PostgresTestServer.freshDatabase()
+        let session = try await PostgresSession.connect(descriptor)
+        defer { Task { await session.close() } }
+        try await PostgresSchema.migrate(session)
+        #expect(try await Self.changedBlocks(session) == 0, "an empty database has nothing to compact")
+        #expect(try await PostgresPostings.compact(session) == 0)
+    }
+}
