@@ -130,6 +130,34 @@ struct PostgresPostingsTests {
         try await Self.expectEnginesAgree(postgres, context: "after the writer committed")
     }
 
+    @Test func oneProcessCompactsAtATimeAndTheOthersWaitOrLeaveIt() async throws {
+        let fixture = try FixtureIndex()
+        let postgres = try await PostgresCopyFixture.open(copying: fixture.index)
+        defer { Task { await postgres.close() } }
+        let session = postgres.session
+        // A writer takes an image's labels away (from both tables, as writers do).
+        let image = try #require(try await session.all("SELECT MIN(image_id) FROM observations") { try $0.decode(Int64.self) }.first)
+        var binds = PostgresBindings()
+        binds.append(image)
+        try await session.execute("DELETE FROM observations WHERE image_id = $1", binds)
+        try await session.execute("DELETE FROM image_labels WHERE image_id = $1", binds)
+        #expect(try await Self.changedBlocks(session) == 1)
+        // Another process is compacting (it holds the lock in its transaction).
+        let other = try await PostgresSession.connect(session.descriptor)
+        defer { Task { await other.close() } }
+        var key = PostgresBindings()
+        key.append(PostgresPostings.compactionLock)
+        try await other.execute("BEGIN")
+        try await other.execute("SELECT pg_advisory_xact_lock($1)", key)
+        #expect(try await PostgresPostings.compact(session, waiting: false) == 0, "a heartbeat leaves it")
+        #expect(try await Self.changedBlocks(session) == 1)
+        let waiting = Task { try await PostgresPostings.compact(session) }
+        try await other.execute("COMMIT")
+        #expect(try await waiting.value == 1, "a run's end waits and compacts")
+        #expect(try await Self.changedBlocks(session) == 0)
+        try await Self.expectEnginesAgree(postgres, context: "after the wait")
+    }
+
     @Test func anEmptyDatabaseHasNothingToCompact() async throws {
         let descriptor = try await PostgresTestServer.freshDatabase()
         let session = try await PostgresSession.connect(descriptor)

@@ -42,7 +42,8 @@ extension PostgresIndex {
         let floor = Float(minimumScore)
         var halves = [UInt16](repeating: 0, count: PostgresPrints.blockSize * dimension)
         var scores = [Float](repeating: 0, count: PostgresPrints.blockSize)
-        try await PostgresPrints.forEachBlock(candidates: try await candidateIDs(query), session) { ids, prints in
+        // The ranking (score, then id) does not depend on the order prints arrive in.
+        try await PostgresPrints.forEachBlock(candidates: try await candidateIDs(query), inIDOrder: false, session) { ids, prints in
             halves.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: prints.baseAddress!, byteCount: prints.count) }
             probe.withUnsafeBufferPointer { probe in
                 halves.withUnsafeBufferPointer { halves in

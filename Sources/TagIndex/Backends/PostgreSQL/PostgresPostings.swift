@@ -18,14 +18,15 @@ import PostgresNIO
 /// let scores = try DenseEvaluator(source: postings, total: total).evaluate(plan)
 /// ```
 enum PostgresPostings {
-    /// `pg_try_advisory_xact_lock` key of compaction ("TagPosts" in ASCII): one compactor at a time.
+    /// Advisory lock key of compaction ("TagPosts" in ASCII): one compactor at a time.
     static let compactionLock: Int64 = 0x5461_6750_6F73_7473
 
     /// Blocks rebuilt per transaction (4,096 image ids each).
     static let blocksPerTransaction = 8
 
     /// Rebuilds the postings of changed blocks, at most `maximumBlocks` of them, and returns how
-    /// many it rebuilt. Returns 0 at once when another process is compacting.
+    /// many it rebuilt. One process compacts at a time: the others wait for it (`waiting`) or, not
+    /// waiting, return 0 at once (a heartbeat's few blocks can wait for the next beat).
     ///
     /// Each transaction reads, at one snapshot (repeatable read), a few blocks' change rows and
     /// their images' packed labels, replaces those blocks' postings and deletes exactly the change
@@ -34,20 +35,28 @@ enum PostgresPostings {
     ///
     /// Usage: `let rebuilt = try await PostgresPostings.compact(session)`
     @discardableResult
-    static func compact(_ session: PostgresSession, maximumBlocks: Int = .max) async throws -> Int {
+    static func compact(_ session: PostgresSession, maximumBlocks: Int = .max, waiting: Bool = true) async throws -> Int {
         var rebuilt = 0
         while rebuilt < maximumBlocks {
             let batch = min(blocksPerTransaction, maximumBlocks - rebuilt)
             let done = try await session.transaction(isolation: .repeatableRead) { session in
                 try await compactSome(batch, session)
             }
-            guard let done, done > 0 else { break }
+            guard let done else {
+                // Another process holds the lock. Waiting on it inside this transaction would keep
+                // a snapshot older than that process's work, so try again in a new one.
+                guard waiting else { break }
+                try await Task.sleep(for: .milliseconds(100))
+                continue
+            }
+            guard done > 0 else { break }
             rebuilt += done
         }
         return rebuilt
     }
 
-    /// One compaction transaction's work: nil when another process holds the lock.
+    /// One compaction transaction's work: the blocks it rebuilt, or nil when another process holds
+    /// the compaction lock (transaction-scoped, so connection poolers keep working).
     private static func compactSome(_ limit: Int, _ session: PostgresSession) async throws -> Int? {
         var lock = PostgresBindings()
         lock.append(compactionLock)

@@ -16,11 +16,42 @@ enum PostgresPrints {
     /// Calls `body(ids, prints)` for each block in id order: `ids` ascending, `prints` their
     /// prints back to back (``FeaturePrint/dimension`` half floats each). Only prints of the
     /// stored size are read. `candidates` (sorted ids) narrows the images; nil reads them all.
+    /// `inIDOrder: false` (for a caller whose result does not depend on the order, and
+    /// without candidates) reads every print in one statement, so the server sends rows while the
+    /// client scores them, instead of a statement per block in turn; blocks then hold up to
+    /// ``blockSize`` prints in no particular order.
     static func forEachBlock(
-        candidates: [Int64]?, _ session: PostgresSession, _ body: ([Int64], UnsafeRawBufferPointer) throws -> Void
+        candidates: [Int64]?, inIDOrder: Bool = true, _ session: PostgresSession,
+        _ body: ([Int64], UnsafeRawBufferPointer) throws -> Void
     ) async throws {
         let bytes = Int64(FeaturePrint.dimension * 2)
         let shift = Postings.blockShift
+        if candidates == nil && !inIDOrder {
+            var binds = PostgresBindings()
+            binds.append(bytes)
+            var ids: [Int64] = []
+            var prints: [UInt8] = []
+            _ = try await session.all("""
+                WITH changed AS (SELECT DISTINCT block FROM changed_blocks)
+                SELECT image_id, print FROM image_prints
+                WHERE octet_length(print) = $1 AND (image_id >> \(shift)) NOT IN (SELECT block FROM changed)
+                UNION ALL
+                SELECT id, feature_print FROM images
+                WHERE octet_length(feature_print) = $1 AND (id >> \(shift)) IN (SELECT block FROM changed)
+                """, binds
+            ) { row in
+                let (id, print) = try row.decode((Int64, ByteBuffer).self)
+                ids.append(id)
+                prints.append(contentsOf: print.readableBytesView)
+                if ids.count == blockSize {
+                    try prints.withUnsafeBytes { try body(ids, $0) }
+                    ids.removeAll(keepingCapacity: true)
+                    prints.removeAll(keepingCapacity: true)
+                }
+            }
+            if !ids.isEmpty { try prints.withUnsafeBytes { try body(ids, $0) } }
+            return
+        }
         // One block's prints: the compacted copy when the block is clean, else `images`.
         let select = """
             SELECT image_id, print FROM image_prints
