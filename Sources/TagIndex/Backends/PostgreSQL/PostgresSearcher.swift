@@ -97,12 +97,14 @@ struct PostgresSearcher {
     }
 
     /// Whether `plan` is answered from the labels' postings (``runDense(_:size:_:)``):
-    /// confidence order, no file filters, more than one label (a single uncalibrated term's page
-    /// is one index range with a LIMIT in SQL), and nothing but postings needed.
+    /// confidence order, no file filters, nothing but postings needed, and facets asked for or
+    /// more than one label (a single uncalibrated term's page alone is one index range with a
+    /// LIMIT in SQL).
     func prefersPostings(_ plan: MatchPlan) -> Bool {
         guard query.engine != .sql, query.sort == .confidence, !query.filters.needsImageRow,
             query.expression != nil, PrefetchedPostings.supports(plan)
         else { return false }
+        if query.facetCount > 0 { return true }
         if case .labels(let match) = plan, match.isSingleRoot { return false }
         return true
     }
@@ -116,13 +118,54 @@ struct PostgresSearcher {
         let (totalCount, page) = DenseEvaluator.page(scores, offset: (query.page - 1) * query.limit, count: query.limit)
         var facets: [Facet] = []
         if query.facetCount > 0 {
-            let ids = scores.indices.compactMap { scores[$0] != 0 ? Int64($0) : nil }
-            facets = try await self.facets(ofImages: ids, calibrated: calibratedThresholds, session)
+            // The postings engine always counts from postings (tests compare it with SQL).
+            if totalCount > (query.engine == .postings ? 0 : Self.facetsFromPostingsAbove) {
+                facets = try await facetsFromPostings(scores, size: size, session)
+            } else {
+                let ids = scores.indices.compactMap { scores[$0] != 0 ? Int64($0) : nil }
+                facets = try await self.facets(ofImages: ids, calibrated: calibratedThresholds, session)
+            }
         }
         let scored = page.map { (id: $0.id, score: StorageFormat.confidence($0.score ?? 0)) }
         return SearchPage(
             hits: try await Self.hits(scored, session), totalCount: totalCount, page: query.page, limit: query.limit,
             facets: facets)
+    }
+
+    /// Results past which facets are counted from the labels' postings rather than the results'
+    /// packed labels (as on SQLite: reading a few large labels beats joining every result).
+    static let facetsFromPostingsAbove = 50_000
+
+    /// Facets of a large dense result from the labels' postings, as SQLite's engine counts them:
+    /// labels in decreasing image count, fetched 16 at a time, each counted against the result
+    /// as a bitset; once `facetCount` labels have counts above the next label's image count, no
+    /// later label can enter the top, and the rest are not read.
+    private func facetsFromPostings(_ scores: [UInt16], size: Int, _ session: PostgresSession) async throws -> [Facet] {
+        let uniform = StorageFormat.threshold(query.minimumConfidence)
+        let calibrated = calibratedThresholds
+        var bits = [UInt64](repeating: 0, count: scores.count / 64 + 1)
+        for (index, value) in scores.enumerated() where value != 0 { bits[index >> 6] |= 1 << UInt64(index & 63) }
+        let labels = try await session.all(
+            "SELECT id, image_count FROM labels WHERE image_count > 0 ORDER BY image_count DESC, id"
+        ) { try $0.decode((Int64, Int64).self) }
+            .filter { calibrated == nil || calibrated?[$0.0] != nil }
+        var counts: [Int64: Int] = [:]
+        var best: [Int] = []  // the `facetCount` highest counts so far, ascending
+        var start = 0
+        reading: while start < labels.count {
+            let batch = labels[start..<min(start + 16, labels.count)]
+            start = batch.endIndex
+            let postings = try await PostgresPostings.load(batch.map(\.0), size: size, session)
+            for (label, bound) in batch {
+                if best.count >= query.facetCount, let lowest = best.first, lowest > bound { break reading }
+                let count = postings.count(label, threshold: calibrated?[label] ?? uniform, in: bits)
+                guard count > 0 else { continue }
+                counts[label] = count
+                best.insert(count, at: best.firstIndex { $0 > count } ?? best.count)
+                if best.count > query.facetCount { best.removeFirst() }
+            }
+        }
+        return facetList(counts.map { (Int($0.key), $0.value) })
     }
 
     /// ` WHERE ...` for the query's filters and status (the same conditions as `Searcher`'s).
@@ -220,7 +263,12 @@ struct PostgresSearcher {
                 }
             }
         }
-        let facets = counts.enumerated()
+        return (facetList(counts.enumerated().map { ($0.offset, $0.element) }), images)
+    }
+
+    /// The `facetCount` most frequent of (label id, count), most frequent first, then by identifier.
+    private func facetList(_ counts: [(Int, Int)]) -> [Facet] {
+        counts
             .compactMap { labelID, count -> Facet? in
                 guard count > 0, let label = taxonomy.labels[Int64(labelID)] else { return nil }
                 return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
@@ -228,7 +276,6 @@ struct PostgresSearcher {
             .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
             .prefix(query.facetCount)
             .map { $0 }
-        return (facets, images)
     }
 
     /// The hits of scored image ids, in the given order.

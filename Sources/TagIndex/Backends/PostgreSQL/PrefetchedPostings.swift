@@ -62,6 +62,22 @@ struct PrefetchedPostings: DenseTermSource {
         }
     }
 
+    /// How many images set in `bits` (a bit per image id) have `label` at or above `threshold`.
+    func count(_ label: Int64, threshold: Int, in bits: [UInt64]) -> Int {
+        var count = 0
+        bits.withUnsafeBufferPointer { bits in
+            func add(_ image: Int, _ best: Int) {
+                guard best >= threshold, image >> 6 < bits.count else { return }
+                count += Int((bits[image >> 6] >> UInt64(image & 63)) & 1)
+            }
+            for (block, entries) in blocks[label] ?? [] {
+                entries.withUnsafeBytes { Postings.forEach(block: block, $0, add) }
+            }
+            for (image, best) in rows[label] ?? [] { add(image, best) }
+        }
+        return count
+    }
+
     func probe(_ match: LabelMatch, _ scores: inout [UInt16], keepMatches: Bool) throws -> Int? { nil }
 
     func keepFaces(_ counts: ClosedRange<Int>, _ scores: inout [UInt16]) throws {
