@@ -113,9 +113,13 @@ struct Searcher {
     /// first page stays in SQL, where it is one index range with a LIMIT; a
     /// calibrated term is a union of every label of its subtree, each with its
     /// own threshold, which SQL must group and sort, so it is dense even alone.
-    static func prefersDenseEvaluation(_ plan: MatchPlan, _ query: Query) -> Bool {
+    /// `supports` says which plans the backend's term source can answer
+    /// (PostgreSQL's prefetched postings answer fewer).
+    static func prefersDenseEvaluation(
+        _ plan: MatchPlan, _ query: Query, supports: (MatchPlan) -> Bool = DenseEvaluator.supports
+    ) -> Bool {
         guard query.engine != .sql, query.sort == .confidence, !query.filters.needsImageRow,
-            query.expression != nil, DenseEvaluator.supports(plan)
+            query.expression != nil, supports(plan)
         else { return false }
         if query.facetCount > 0 { return true }
         if case .labels(let match) = plan, match.isSingleRoot { return false }

@@ -42,10 +42,11 @@ struct DatabaseOptions: ParsableArguments {
         return nil
     }
 
-    /// Fails, saying so, for a PostgreSQL location in a command that does not open one yet.
+    /// Fails, saying so, for a PostgreSQL location where a SQLite file is needed (every command
+    /// opens PostgreSQL through ``openBackend()`` first; this guards the SQLite-only steps).
     func requireSQLite() throws {
         guard let postgres else { return }
-        Terminal.error("error: this command does not open PostgreSQL indexes yet (\(postgres)); every other command does")
+        Terminal.error("error: this step reads a SQLite index file, and \(postgres) is a PostgreSQL database")
         throw ExitCode(ToolExit.failure)
     }
 

@@ -84,10 +84,10 @@ struct PostgresIndexRunTests {
         // finished run compacts them into postings that mirror the observations.
         let index = try await PostgresIndex.open(descriptor)
         defer { Task { await index.close() } }
-        #expect(try await PostgresPostings.changedBlocks(index.session).changed == 1)
+        #expect(try await PostgresPostings.changedBlockCount(index.session) == 1)
         try await PostgresPostingsTests.expectEnginesAgree(index, ["dog OR cat", "animal -car", "car OR dog OR cat"], context: "a run")
         _ = try await run.finish()
-        #expect(try await PostgresPostings.changedBlocks(index.session).changed == 0)
+        #expect(try await PostgresPostings.changedBlockCount(index.session) == 0)
         #expect(try await PostgresPostings.matchObservations(index.session))
         #expect(try await PostgresPostings.printsMatchImages(index.session))
         try await PostgresPostingsTests.expectEnginesAgree(index, ["dog OR cat", "animal -car", "car OR dog OR cat"], context: "a run")

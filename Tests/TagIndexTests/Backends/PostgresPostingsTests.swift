@@ -32,7 +32,7 @@ struct PostgresPostingsTests {
     }
 
     static func changedBlocks(_ session: PostgresSession) async throws -> Int {
-        try await PostgresPostings.changedBlocks(session).changed
+        try await PostgresPostings.changedBlockCount(session)
     }
 
     @Test func aCopyIsCompacted() async throws {

@@ -69,8 +69,9 @@ public final class PostgresIndex: Sendable {
         if searcher.prefersPostings(plan) {
             // Changed blocks are read row by row from observations: past a quarter of the
             // library (a large run not compacted yet, a database just migrated), SQL is faster.
-            let (changed, blocks) = try await PostgresPostings.changedBlocks(session)
-            if query.engine == .postings || changed * 4 <= blocks {
+            let blocks = Int(total) >> Postings.blockShift + 1
+            let changed = query.engine == .postings ? 0 : try await PostgresPostings.changedBlockCount(session)
+            if changed * 4 <= blocks {
                 return try await searcher.runDense(plan, size: Int(total) + 1, session)
             }
         }

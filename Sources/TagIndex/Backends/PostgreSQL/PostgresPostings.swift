@@ -150,14 +150,11 @@ enum PostgresPostings {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 
-    /// How many distinct blocks are waiting for compaction, and how many blocks the images span.
+    /// How many distinct blocks are waiting for compaction.
     ///
-    /// Usage: `let (changed, blocks) = try await PostgresPostings.changedBlocks(session)`
-    static func changedBlocks(_ session: PostgresSession) async throws -> (changed: Int, blocks: Int) {
-        let row = try await session.all("""
-            SELECT (SELECT COUNT(DISTINCT block) FROM changed_blocks), (SELECT COALESCE(MAX(id), 0) >> \(Postings.blockShift) FROM images) + 1
-            """) { try $0.decode((Int64, Int64).self) }
-        return row.first.map { (Int($0.0), Int($0.1)) } ?? (0, 1)
+    /// Usage: `let changed = try await PostgresPostings.changedBlockCount(session)`
+    static func changedBlockCount(_ session: PostgresSession) async throws -> Int {
+        Int(try await session.all("SELECT COUNT(DISTINCT block) FROM changed_blocks") { try $0.decode(Int64.self) }.first ?? 0)
     }
 
     /// The postings of `labels` for ``DenseEvaluator``: compacted blocks where they are current,

@@ -96,17 +96,11 @@ struct PostgresSearcher {
             facets: facets)
     }
 
-    /// Whether `plan` is answered from the labels' postings (``runDense(_:size:_:)``):
-    /// confidence order, no file filters, nothing but postings needed, and facets asked for or
-    /// more than one label (a single uncalibrated term's page alone is one index range with a
-    /// LIMIT in SQL).
+    /// Whether `plan` is answered from the labels' postings (``runDense(_:size:_:)``), as SQLite
+    /// decides for its own (`Searcher.prefersDenseEvaluation`), among the plans prefetched postings
+    /// answer.
     func prefersPostings(_ plan: MatchPlan) -> Bool {
-        guard query.engine != .sql, query.sort == .confidence, !query.filters.needsImageRow,
-            query.expression != nil, PrefetchedPostings.supports(plan)
-        else { return false }
-        if query.facetCount > 0 { return true }
-        if case .labels(let match) = plan, match.isSingleRoot { return false }
-        return true
+        Searcher.prefersDenseEvaluation(plan, query, supports: PrefetchedPostings.supports)
     }
 
     /// A page from the labels' postings, evaluated here by ``DenseEvaluator`` as SQLite does: the
