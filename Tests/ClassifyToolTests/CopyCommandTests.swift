@@ -1,3 +1,4 @@
+import ClassifyTestSupport
 import Foundation
 import Testing
 
@@ -87,16 +88,16 @@ struct CopyCommandTests {
     }
 }
 
-/// The cluster of Scripts/dev-postgres (started once per test process) and psql to make databases.
+/// The cluster of Scripts/dev-postgres (started once per test process, by the test support's
+/// `DevPostgres`, shared with the other test targets) and psql to make databases.
 enum DevPostgres {
     static let started: (url: String?, problem: String) = {
         let psqlFound = ["/usr/bin/psql", "/usr/local/bin/psql"].contains { FileManager.default.isExecutableFile(atPath: $0) }
         guard psqlFound else { return (nil, "psql is not installed") }
-        let result = run(Tool.packageRoot.appending(path: "Scripts/dev-postgres").path, ["start"])
-        guard result.status == 0, result.stdout.hasPrefix("postgres://") else {
-            return (nil, result.stderr.isEmpty ? "Scripts/dev-postgres start failed" : result.stderr)
+        switch ClassifyTestSupport.DevPostgres.start() {
+        case .success(let url): return (url, "")
+        case .failure(let failure): return (nil, failure.message)
         }
-        return (result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "")
     }()
 
     static var url: String? { started.url }
