@@ -15,27 +15,19 @@ import ClassifySupport
 func withDeadline<T: Sendable>(
     _ limit: Duration, expired: @escaping @Sendable () -> any Error, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let resumed = Locked(false)
-        let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-            let first = resumed.withLock { done in
-                defer { done = true }
-                return !done
-            }
-            if first { continuation.resume(with: result) }
-        }
+    try await FirstResult<T>.race { first in
         let timer = Task {
             try? await Task.sleep(for: limit)
-            if !Task.isCancelled { finish(.failure(expired())) }
+            if !Task.isCancelled { first.finish(.failure(expired())) }
         }
         let work = Task {
-            do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+            do { first.finish(.success(try await body())) } catch { first.finish(.failure(error)) }
             timer.cancel()
         }
         // When the timer wins, the work is told to stop (it may not listen).
         Task {
             _ = await timer.result
-            if resumed.withLock({ $0 }) { work.cancel() }
+            if first.isFinished { work.cancel() }
         }
     }
 }

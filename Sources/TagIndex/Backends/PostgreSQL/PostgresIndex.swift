@@ -72,7 +72,7 @@ public final class PostgresIndex: Sendable {
             let blocks = Int(total) >> Postings.blockShift + 1
             let changed = query.engine == .postings ? 0 : try await PostgresPostings.changedBlockCount(session)
             if changed * 4 <= blocks {
-                return try await searcher.runDense(plan, size: Int(total) + 1, session)
+                return try await searcher.runDense(plan, size: Int(total) + 1, labelImageCounts: try lookup.allImageCounts(), session)
             }
         }
         return try await searcher.run(plan, total: Int(total), session)

@@ -96,7 +96,7 @@ struct PostgresSearcher {
             facets: facets)
     }
 
-    /// Whether `plan` is answered from the labels' postings (``runDense(_:size:_:)``), as SQLite
+    /// Whether `plan` is answered from the labels' postings (``runDense(_:size:labelImageCounts:_:)``), as SQLite
     /// decides for its own (`Searcher.prefersDenseEvaluation`), among the plans prefetched postings
     /// answer.
     func prefersPostings(_ plan: MatchPlan) -> Bool {
@@ -106,7 +106,8 @@ struct PostgresSearcher {
     /// A page from the labels' postings, evaluated here by ``DenseEvaluator`` as SQLite does: the
     /// postings of every label of the plan in one statement (compacted blocks, and observations
     /// where blocks changed since), then AND, OR and NOT over arrays, a top-k, and the page's rows.
-    func runDense(_ plan: MatchPlan, size: Int, _ session: PostgresSession) async throws -> SearchPage {
+    /// `labelImageCounts` are the labels' stored image counts, as the search's lookup read them.
+    func runDense(_ plan: MatchPlan, size: Int, labelImageCounts: [Int64: Int], _ session: PostgresSession) async throws -> SearchPage {
         let postings = try await PostgresPostings.load(PrefetchedPostings.labels(of: plan).sorted(), size: size, session)
         let scores = try DenseEvaluator(source: postings, total: size).evaluate(plan)
         let (totalCount, page) = DenseEvaluator.page(scores, offset: (query.page - 1) * query.limit, count: query.limit)
@@ -114,7 +115,7 @@ struct PostgresSearcher {
         if query.facetCount > 0 {
             // The postings engine always counts from postings (tests compare it with SQL).
             if totalCount > (query.engine == .postings ? 0 : Self.facetsFromPostingsAbove) {
-                facets = try await facetsFromPostings(scores, size: size, session)
+                facets = try await facetsFromPostings(scores, size: size, labelImageCounts: labelImageCounts, session)
             } else {
                 let ids = scores.indices.compactMap { scores[$0] != 0 ? Int64($0) : nil }
                 facets = try await self.facets(ofImages: ids, calibrated: calibratedThresholds, session)
@@ -134,15 +135,17 @@ struct PostgresSearcher {
     /// labels in decreasing image count, fetched 16 at a time, each counted against the result
     /// as a bitset; once `facetCount` labels have counts above the next label's image count, no
     /// later label can enter the top, and the rest are not read.
-    private func facetsFromPostings(_ scores: [UInt16], size: Int, _ session: PostgresSession) async throws -> [Facet] {
+    private func facetsFromPostings(
+        _ scores: [UInt16], size: Int, labelImageCounts: [Int64: Int], _ session: PostgresSession
+    ) async throws -> [Facet] {
         let uniform = StorageFormat.threshold(query.minimumConfidence)
         let calibrated = calibratedThresholds
         var bits = [UInt64](repeating: 0, count: scores.count / 64 + 1)
         for (index, value) in scores.enumerated() where value != 0 { bits[index >> 6] |= 1 << UInt64(index & 63) }
-        let labels = try await session.all(
-            "SELECT id, image_count FROM labels WHERE image_count > 0 ORDER BY image_count DESC, id"
-        ) { try $0.decode((Int64, Int64).self) }
-            .filter { calibrated == nil || calibrated?[$0.0] != nil }
+        let labels = labelImageCounts
+            .filter { $0.value > 0 && (calibrated == nil || calibrated?[$0.key] != nil) }
+            .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            .map { (label: $0.key, bound: $0.value) }
         var counts: [Int64: Int] = [:]
         var best: [Int] = []  // the `facetCount` highest counts so far, ascending
         var start = 0

@@ -81,26 +81,18 @@ final class ReconnectingSession {
         // The body runs in a task of its own so the watcher can stop waiting for it; only one of
         // them resumes the caller, and the caller does nothing else meanwhile.
         let work = UncheckedSendableBody(body: body)
-        return try await withCheckedThrowingContinuation { continuation in
-            let resumed = Locked(false)
-            let finish: @Sendable (Result<Value, any Error>) -> Void = { result in
-                let first = resumed.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(with: result) }
-            }
+        return try await FirstResult<Value>.race { first in
             let watcher = Task {
-                while !resumed.withLock({ $0 }) && !Task.isCancelled {
+                while !first.isFinished && !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(250))
                     guard session.connection.isClosed else { continue }
                     // A statement that fails by itself says why; wait for it a little.
                     try? await Task.sleep(for: .milliseconds(500))
-                    finish(.failure(PostgresBackendError.unreachable(endpoint: session.descriptor.endpoint, reason: "the connection was closed")))
+                    first.finish(.failure(PostgresBackendError.unreachable(endpoint: session.descriptor.endpoint, reason: "the connection was closed")))
                 }
             }
             Task {
-                do { finish(.success(try await work.body(session))) } catch { finish(.failure(error)) }
+                do { first.finish(.success(try await work.body(session))) } catch { first.finish(.failure(error)) }
                 watcher.cancel()
             }
         }
