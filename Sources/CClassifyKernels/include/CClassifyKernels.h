@@ -116,4 +116,15 @@ void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, c
 void cls_half_dot_block(const float *queries, size_t query_count, const uint16_t *rows, size_t count, size_t dim,
                         float *out);
 
+/// Bytes before a print sketch's codes: offset, step, error bound (little-endian floats), mode (uint32).
+#define CLS_SKETCH_HEADER_BYTES 16
+
+/// Dot products of an fp32 query with 4-bit print sketches (TagIndex's PrintSketch), each
+/// CLS_SKETCH_HEADER_BYTES + dim / 2 bytes: out[r] = sum_k query[k] * value(sketch r, k). With c
+/// the 4-bit code of value k and f(n) = n (mode bit 0 clear) or n * n (set), value = offset +
+/// step * f(c); with mode bit 1 set, value = 0 for c = 0 and offset + step * f(c - 1) otherwise.
+/// dim is a multiple of 32: byte j of each 16-byte group of codes holds value j of the group's 32
+/// in its low nibble and value 16 + j in its high nibble.
+void cls_sketch_dot_block(const float *query, const uint8_t *sketches, size_t count, size_t dim, float *out);
+
 #endif

@@ -68,7 +68,8 @@ struct PostgresBackendTests {
         let tables = try await session.all(
             "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1") { try $0.decode(String.self) }
         #expect(tables == ["changed_blocks", "corrections", "curves", "image_faces", "image_labels", "image_prints", "images", "index_queue",
-                           "label_parents", "label_postings", "labels", "meta", "model_labels", "models", "observations", "tagindex_migrations"])
+                           "label_parents", "label_postings", "labels", "meta", "model_labels", "models", "observations", "print_sketches",
+                           "tagindex_migrations"])
 
         try await session.execute("INSERT INTO tagindex_migrations(identifier) VALUES ('v99')")
         await #expect(throws: PostgresBackendError.newerSchema(database: session.descriptor.description, unknownMigrations: ["v99"])) {

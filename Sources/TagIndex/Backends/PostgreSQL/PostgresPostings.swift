@@ -1,8 +1,8 @@
 import PostgresNIO
 
 /// PostgreSQL's `label_postings`: SQLite's compact posting blocks (see ``Postings``), kept as a
-/// compacted copy of `observations` instead of by the writers; and `image_prints`, the feature
-/// prints of `images` stored for fast reading.
+/// compacted copy of `observations` instead of by the writers; and `image_prints` and
+/// `print_sketches`, the feature prints of `images` stored for fast reading and their sketches.
 ///
 /// Triggers on `observations` and `images` append each block a statement changed to
 /// `changed_blocks`; ``compact(_:maximumBlocks:)`` rebuilds changed blocks from `image_labels`
@@ -116,6 +116,7 @@ enum PostgresPostings {
             JOIN images AS i ON i.id >= b.block << \(shift) AND i.id < (b.block + 1) << \(shift)
             WHERE i.feature_print IS NOT NULL
             """, delete)
+        try await PostgresPrints.writeSketches(ofBlocks: blocks, session)
         var seen = PostgresBindings()
         seen.append(changes.flatMap(\.1))
         try await session.execute("DELETE FROM changed_blocks WHERE id = ANY($1::bigint[])", seen)
@@ -218,8 +219,8 @@ extension PostgresPostings {
 }
 
 extension PostgresPostings {
-    /// Whether `image_prints` holds exactly the prints of `images` in every clean block (a check
-    /// for tests and tools).
+    /// Whether `image_prints` holds exactly the prints of `images` in every clean block, and
+    /// `print_sketches` exactly their sketches (a check for tests and tools).
     ///
     /// Usage: `#expect(try await PostgresPostings.printsMatchImages(session))`
     static func printsMatchImages(_ session: PostgresSession) async throws -> Bool {
@@ -229,6 +230,33 @@ extension PostgresPostings {
             WHERE COALESCE(i.id, p.image_id) >> \(Postings.blockShift) NOT IN (SELECT block FROM changed_blocks)
                 AND (i.id IS NULL OR p.image_id IS NULL OR i.feature_print <> p.print)
             """) { try $0.decode(Int64.self) }
-        return differing.first == 0
+        guard differing.first == 0 else { return false }
+        // The sketches of the clean blocks, against sketches made here from the prints.
+        var expected: [Int64: (ids: [Int64], halves: [UInt8])] = [:]
+        _ = try await session.all("""
+            SELECT image_id, print FROM image_prints
+            WHERE octet_length(print) = \(FeaturePrint.dimension * 2)
+                AND image_id >> \(Postings.blockShift) NOT IN (SELECT block FROM changed_blocks)
+            ORDER BY image_id
+            """) { row in
+            let (id, print) = try row.decode((Int64, ByteBuffer).self)
+            expected[id >> Int64(Postings.blockShift), default: ([], [])].ids.append(id)
+            expected[id >> Int64(Postings.blockShift), default: ([], [])].halves.append(contentsOf: print.readableBytesView)
+        }
+        let stored = try await session.all("""
+            SELECT block, ids, sketches FROM print_sketches WHERE block NOT IN (SELECT block FROM changed_blocks)
+            """) { try $0.decode((Int64, ByteBuffer, ByteBuffer).self) }
+        guard Set(stored.map(\.0)) == Set(expected.keys) else { return false }
+        for (block, ids, sketches) in stored {
+            guard let block = expected[block] else { return false }
+            var packedIDs = ByteBuffer()
+            for id in block.ids { packedIDs.writeInteger(id, endianness: .little) }
+            var made = [UInt8](repeating: 0, count: block.ids.count * PrintSketch.byteCount)
+            block.halves.withUnsafeBytes { raw in
+                made.withUnsafeMutableBytes { PrintSketch.encode(raw.assumingMemoryBound(to: UInt16.self), count: block.ids.count, into: $0) }
+            }
+            guard ids == packedIDs, Array(sketches.readableBytesView) == made else { return false }
+        }
+        return true
     }
 }

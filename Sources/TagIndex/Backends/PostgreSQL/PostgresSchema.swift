@@ -7,7 +7,8 @@ import PostgresNIO
 /// What only SQLite needs is left out: `label_text` (FTS5; label text search on PostgreSQL reads
 /// `labels`). `label_postings` (compact posting blocks for boolean searches) exists on both, but
 /// PostgreSQL's writers do not maintain it: it is rebuilt from `image_labels`, as `image_prints`
-/// (the prints, stored for fast reading) is from `images`, by
+/// (the prints, stored for fast reading) and `print_sketches` (their 4-bit sketches, `pg4`) are
+/// from `images`, by
 /// ``PostgresPostings/compact(_:maximumBlocks:)`` for the blocks `changed_blocks` lists, which
 /// triggers on `observations` and `images` fill (see `pg3`).
 ///
@@ -19,10 +20,10 @@ import PostgresNIO
 /// Usage: `try await PostgresSchema.migrate(session)`
 enum PostgresSchema {
     /// Identifiers of the migrations, oldest first (those of ``Schema``).
-    /// `pg1` to `pg3` are PostgreSQL's own (the work queue of concurrent index runs; the
-    /// covering primary key of observations; compacted postings), named apart so that a later shared migration can
+    /// `pg1` to `pg4` are PostgreSQL's own (the work queue of concurrent index runs; the
+    /// covering primary key of observations; compacted postings; print sketches), named apart so that a later shared migration can
     /// take the next `vN`.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "pg1", "pg2", "pg3"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "pg1", "pg2", "pg3", "pg4"]
 
     /// `pg_advisory_xact_lock` key of schema changes ("TagIndex" in ASCII).
     static let migrationLock: Int64 = 0x5461_6749_6E64_6578
@@ -175,6 +176,15 @@ enum PostgresSchema {
             "ALTER TABLE image_prints ALTER COLUMN print SET STORAGE PLAIN",
         ] + noteChangedBlocks(of: "images", idColumn: "id") + [
             "CREATE INDEX changed_blocks_by_block ON changed_blocks(block)",
+            "INSERT INTO changed_blocks(block) SELECT DISTINCT id >> \(Postings.blockShift) FROM images ORDER BY 1",
+        ]),
+        // Similar images read 4-bit sketches of the prints first (`PrintSketch`, a quarter of the
+        // bytes) and only the few prints that may reach the page in full: a row per block of 4,096
+        // ids, its ids (int8, little-endian) and sketches back to back, rebuilt by compaction with
+        // `image_prints`. Every block starts changed, so the next compaction writes them.
+        ("pg4", [
+            "CREATE TABLE print_sketches(block BIGINT PRIMARY KEY, ids BYTEA NOT NULL, sketches BYTEA NOT NULL)",
+            "ALTER TABLE print_sketches ALTER COLUMN ids SET STORAGE EXTERNAL, ALTER COLUMN sketches SET STORAGE EXTERNAL",
             "INSERT INTO changed_blocks(block) SELECT DISTINCT id >> \(Postings.blockShift) FROM images ORDER BY 1",
         ]),
     ]
