@@ -119,7 +119,7 @@ public struct TagIndexBenchmark: Sendable {
                 let compactStart = Date()
                 let rebuilt = try await PostgresPostings.compact(session)
                 if rebuilt > 0 {
-                    try await session.execute("VACUUM ANALYZE label_postings")
+                    try await session.execute("VACUUM ANALYZE label_posting_groups")
                     progress?(String(format: "compacted the postings of %d blocks in %.1f s", rebuilt, Date().timeIntervalSince(compactStart)))
                 }
             }

@@ -68,7 +68,7 @@ struct PostgresBackendTests {
         let tables = try await session.all(
             "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1") { try $0.decode(String.self) }
         #expect(tables == ["changed_blocks", "corrections", "curves", "image_faces", "image_labels", "image_prints", "images", "index_queue",
-                           "label_parents", "label_postings", "labels", "meta", "model_labels", "models", "observations", "print_sketches",
+                           "label_parents", "label_posting_groups", "labels", "meta", "model_labels", "models", "observations", "print_sketches",
                            "tagindex_migrations"])
 
         try await session.execute("INSERT INTO tagindex_migrations(identifier) VALUES ('v99')")

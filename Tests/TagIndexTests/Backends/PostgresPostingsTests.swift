@@ -42,7 +42,7 @@ struct PostgresPostingsTests {
         #expect(try await Self.changedBlocks(postgres.session) == 0)
         #expect(try await PostgresPostings.matchObservations(postgres.session))
         #expect(try await PostgresPostings.printsMatchImages(postgres.session))
-        let stored = try await postgres.session.all("SELECT COUNT(*) FROM label_postings") { try $0.decode(Int64.self) }
+        let stored = try await postgres.session.all("SELECT COUNT(*) FROM label_posting_groups") { try $0.decode(Int64.self) }
         #expect(stored.first ?? 0 > 0)
         try await Self.expectEnginesAgree(postgres, context: "after the copy")
     }
@@ -110,6 +110,61 @@ struct PostgresPostingsTests {
         #expect(try await PostgresPostings.matchObservations(session))
         #expect(try await PostgresPostings.printsMatchImages(session))
         try await Self.expectEnginesAgree(postgres, context: "after compaction")
+    }
+
+    /// Images far apart in the id space land in different groups of 16 blocks (`PostingGroups`):
+    /// each group compacts on its own, and a change in one makes only that group read from
+    /// observations.
+    @Test func groupsOfBlocksCompactAndReadApart() async throws {
+        let fixture = try FixtureIndex()
+        try fixture.index.write(batch: BackendAgreementTests.printsAndColors())
+        let postgres = try await PostgresCopyFixture.open(copying: fixture.index)
+        defer { Task { await postgres.close() } }
+        let session = postgres.session
+        // Copies of three indexed images (rows, labels, prints) at ids in groups 1 and 2, as a
+        // writer would store them.
+        let sources = try await session.all(
+            "SELECT image_id FROM image_labels ORDER BY image_id LIMIT 3") { try $0.decode(Int64.self) }
+        try #require(sources.count == 3)
+        for (source, id) in zip(sources, [70_000, 140_000, 140_001] as [Int64]) {
+            var binds = PostgresBindings()
+            binds.append(source)
+            binds.append(id)
+            var sourceOnly = PostgresBindings()
+            sourceOnly.append(source)
+            var idOnly = PostgresBindings()
+            idOnly.append(id)
+            try await session.execute("CREATE TEMP TABLE far_image AS SELECT * FROM images WHERE id = $1", sourceOnly)
+            try await session.execute("UPDATE far_image SET id = $1, path = path || '.far'", idOnly)
+            try await session.execute("INSERT INTO images SELECT * FROM far_image")
+            try await session.execute("DROP TABLE far_image")
+            try await session.execute(
+                "INSERT INTO observations(label_id, image_id, best, confidence) SELECT label_id, $2, best, confidence FROM observations WHERE image_id = $1",
+                binds)
+            try await session.execute("INSERT INTO image_labels(image_id, packed) SELECT $2, packed FROM image_labels WHERE image_id = $1", binds)
+        }
+        let counts = "UPDATE labels SET image_count = (SELECT COUNT(*) FROM observations WHERE label_id = labels.id)"
+        try await session.execute(counts)
+        #expect(try await PostgresPostings.changedGroupCount(session) == 2)
+        try await Self.expectEnginesAgree(postgres, context: "three groups, two changed")
+        #expect(try await PostgresPostings.compact(session) == 2, "blocks 17 and 34, in groups 1 and 2")
+        #expect(try await PostgresPostings.changedGroupCount(session) == 0)
+        #expect(try await PostgresPostings.matchObservations(session))
+        #expect(try await PostgresPostings.printsMatchImages(session))
+        let rows = try await session.all("SELECT DISTINCT block_group FROM label_posting_groups ORDER BY 1") { try $0.decode(Int64.self) }
+        #expect(rows == [0, 1, 2])
+        try await Self.expectEnginesAgree(postgres, context: "three groups compacted")
+        // One far image loses its labels: its group is read from observations until compacted.
+        var far = PostgresBindings()
+        far.append(Int64(140_001))
+        try await session.execute("DELETE FROM observations WHERE image_id = $1", far)
+        try await session.execute("DELETE FROM image_labels WHERE image_id = $1", far)
+        try await session.execute(counts)
+        #expect(try await PostgresPostings.changedGroupCount(session) == 1)
+        try await Self.expectEnginesAgree(postgres, context: "group 2 changed")
+        #expect(try await PostgresPostings.compact(session) == 1)
+        #expect(try await PostgresPostings.matchObservations(session))
+        try await Self.expectEnginesAgree(postgres, context: "group 2 compacted again")
     }
 
     @Test func aWriterCommittingDuringCompactionLeavesItsBlockChanged() async throws {

@@ -67,11 +67,11 @@ public final class PostgresIndex: Sendable {
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
         let searcher = PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs())
         if searcher.prefersPostings(plan) {
-            // Changed blocks are read row by row from observations: past a quarter of the
+            // Changed groups are read row by row from observations: past a quarter of the
             // library (a large run not compacted yet, a database just migrated), SQL is faster.
-            let blocks = Int(total) >> Postings.blockShift + 1
-            let changed = query.engine == .postings ? 0 : try await PostgresPostings.changedBlockCount(session)
-            if changed * 4 <= blocks {
+            let groups = Int(total) >> PostingGroups.imageShift + 1
+            let changed = query.engine == .postings ? 0 : try await PostgresPostings.changedGroupCount(session)
+            if changed * 4 <= groups {
                 return try await searcher.runDense(plan, size: Int(total) + 1, labelImageCounts: try lookup.allImageCounts(), session)
             }
         }

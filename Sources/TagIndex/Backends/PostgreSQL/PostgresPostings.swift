@@ -21,26 +21,28 @@ enum PostgresPostings {
     /// Advisory lock key of compaction ("TagPosts" in ASCII): one compactor at a time.
     static let compactionLock: Int64 = 0x5461_6750_6F73_7473
 
-    /// Blocks rebuilt per transaction (4,096 image ids each).
-    static let blocksPerTransaction = 8
+    /// Changed blocks an index run's heartbeat compacts (a transaction compacts one group of 16
+    /// blocks, see ``PostingGroups``, however many of them changed).
+    static let blocksPerHeartbeat = 8
 
-    /// Rebuilds the postings of changed blocks, at most `maximumBlocks` of them, and returns how
-    /// many it rebuilt. One process compacts at a time: the others wait for it (`waiting`) or, not
-    /// waiting, return 0 at once (a heartbeat's few blocks can wait for the next beat).
+    /// Compacts changed blocks, group by group, until at least `maximumBlocks` of them (or all)
+    /// are clean, and returns how many it compacted. One process compacts at a time: the others
+    /// wait for it (`waiting`) or, not waiting, return 0 at once (a heartbeat's few blocks can
+    /// wait for the next beat).
     ///
-    /// Each transaction reads, at one snapshot (repeatable read), a few blocks' change rows and
-    /// their images' packed labels, replaces those blocks' postings and deletes exactly the change
-    /// rows it read: a writer that commits meanwhile adds a change row this transaction did not
-    /// see, so its block stays changed and is read from `observations` until the next compaction.
+    /// Each transaction reads, at one snapshot (repeatable read), the change rows of one group
+    /// and the packed labels of the group's images, replaces the group's postings and the changed
+    /// blocks' prints and sketches, and deletes exactly the change rows it read: a writer that
+    /// commits meanwhile adds a change row this transaction did not see, so its block (and group)
+    /// stays changed and is read from the tables until the next compaction.
     ///
-    /// Usage: `let rebuilt = try await PostgresPostings.compact(session)`
+    /// Usage: `let compacted = try await PostgresPostings.compact(session)`
     @discardableResult
     static func compact(_ session: PostgresSession, maximumBlocks: Int = .max, waiting: Bool = true) async throws -> Int {
         var rebuilt = 0
         while rebuilt < maximumBlocks {
-            let batch = min(blocksPerTransaction, maximumBlocks - rebuilt)
             let done = try await session.transaction(isolation: .repeatableRead) { session in
-                try await compactSome(batch, session)
+                try await compactGroup(session)
             }
             guard let done else {
                 // Another process holds the lock. Waiting on it inside this transaction would keep
@@ -55,67 +57,70 @@ enum PostgresPostings {
         return rebuilt
     }
 
-    /// One compaction transaction's work: the blocks it rebuilt, or nil when another process holds
-    /// the compaction lock (transaction-scoped, so connection poolers keep working).
-    private static func compactSome(_ limit: Int, _ session: PostgresSession) async throws -> Int? {
+    /// One compaction transaction's work: the changed blocks of the first changed group, and how
+    /// many they were; nil when another process holds the compaction lock (transaction-scoped, so
+    /// connection poolers keep working).
+    private static func compactGroup(_ session: PostgresSession) async throws -> Int? {
         var lock = PostgresBindings()
         lock.append(compactionLock)
         let locked = try await session.all("SELECT pg_try_advisory_xact_lock($1)", lock) { try $0.decode(Bool.self) }
         guard locked.first == true else { return nil }
-        var limits = PostgresBindings()
-        limits.append(Int64(limit))
-        let changes = try await session.all(
-            "SELECT block, array_agg(id) FROM changed_blocks GROUP BY block ORDER BY block LIMIT $1", limits
+        let groupShift = PostingGroups.blockShift
+        let changes = try await session.all("""
+            SELECT block, array_agg(id) FROM changed_blocks
+            WHERE block >> \(groupShift) = (SELECT MIN(block) >> \(groupShift) FROM changed_blocks)
+            GROUP BY block ORDER BY block
+            """
         ) { try $0.decode((Int64, [Int64]).self) }
-        guard !changes.isEmpty else { return 0 }
+        guard let first = changes.first else { return 0 }
+        let group = first.0 >> Int64(groupShift)
         let blocks = changes.map(\.0)
 
         // Each block's images as one value: per image its id and packed labels' length (both
         // int4, big-endian, as int4send writes them) and the packed labels.
         var read = PostgresBindings()
-        read.append(blocks)
-        var labels: [Int64] = []
-        var labelBlocks: [Int64] = []
-        var entries: [ByteBuffer] = []
+        read.append(Array((group << Int64(groupShift))..<((group + 1) << Int64(groupShift))))
+        var rows: [Int64: [UInt8]] = [:]
         let shift = Postings.blockShift
         _ = try await session.all("""
             SELECT b.block, string_agg(int4send(l.image_id::int4) || int4send(length(l.packed)) || l.packed, ''::bytea ORDER BY l.image_id)
             FROM unnest($1::bigint[]) AS b(block)
             JOIN image_labels AS l ON l.image_id >= b.block << \(shift) AND l.image_id < (b.block + 1) << \(shift)
-            GROUP BY b.block
+            GROUP BY b.block ORDER BY b.block
             """, read
         ) { row in
             let (block, packedImages) = try row.decode((Int64, ByteBuffer?).self)
             guard let packedImages else { return }
-            for (label, list) in postings(ofBlock: packedImages).sorted(by: { $0.key < $1.key }) {
-                labels.append(label)
-                labelBlocks.append(block)
-                entries.append(ByteBuffer(bytes: list))
+            for (label, list) in postings(ofBlock: packedImages) {
+                PostingGroups.append(block: block, entries: list, to: &rows[label, default: []])
             }
         }
-        var delete = PostgresBindings()
-        delete.append(blocks)
-        try await session.execute("DELETE FROM label_postings WHERE block = ANY($1::bigint[])", delete)
-        if !labels.isEmpty {
+        var groupBinds = PostgresBindings()
+        groupBinds.append(group)
+        try await session.execute("DELETE FROM label_posting_groups WHERE block_group = $1", groupBinds)
+        if !rows.isEmpty {
+            let labels = rows.keys.sorted()
             var insert = PostgresBindings()
             insert.append(labels)
-            insert.append(labelBlocks)
-            insert.append(entries)
+            insert.append(group)
+            insert.append(labels.map { ByteBuffer(bytes: rows[$0]!) })
             try await session.execute(
-                "INSERT INTO label_postings(label_id, block, entries) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])",
+                "INSERT INTO label_posting_groups(label_id, block_group, entries) SELECT l, $2, e FROM unnest($1::bigint[], $3::bytea[]) AS u(l, e)",
                 insert)
         }
-        // The blocks' prints, copied inline and uncompressed (see `image_prints` in `pg3`): a
-        // compressed value is stored as it comes, so the concatenation makes it a new one.
+        // The changed blocks' prints, copied inline and uncompressed (see `image_prints` in
+        // `pg3`): a compressed value is stored as it comes, so the concatenation makes it a new one.
+        var changed = PostgresBindings()
+        changed.append(blocks)
         try await session.execute("""
             DELETE FROM image_prints AS p USING unnest($1::bigint[]) AS b(block)
             WHERE p.image_id >= b.block << \(shift) AND p.image_id < (b.block + 1) << \(shift)
-            """, delete)
+            """, changed)
         try await session.execute("""
             INSERT INTO image_prints(image_id, print) SELECT i.id, i.feature_print || ''::bytea FROM unnest($1::bigint[]) AS b(block)
             JOIN images AS i ON i.id >= b.block << \(shift) AND i.id < (b.block + 1) << \(shift)
             WHERE i.feature_print IS NOT NULL
-            """, delete)
+            """, changed)
         try await PostgresPrints.writeSketches(ofBlocks: blocks, session)
         var seen = PostgresBindings()
         seen.append(changes.flatMap(\.1))
@@ -158,8 +163,16 @@ enum PostgresPostings {
         Int(try await session.all("SELECT COUNT(DISTINCT block) FROM changed_blocks") { try $0.decode(Int64.self) }.first ?? 0)
     }
 
-    /// The postings of `labels` for ``DenseEvaluator``: compacted blocks where they are current,
-    /// `observations` rows in the changed blocks, read in one statement (one snapshot).
+    /// How many groups of blocks (``PostingGroups``) are waiting for compaction.
+    ///
+    /// Usage: `let changed = try await PostgresPostings.changedGroupCount(session)`
+    static func changedGroupCount(_ session: PostgresSession) async throws -> Int {
+        Int(try await session.all(
+            "SELECT COUNT(DISTINCT block >> \(PostingGroups.blockShift)) FROM changed_blocks") { try $0.decode(Int64.self) }.first ?? 0)
+    }
+
+    /// The postings of `labels` for ``DenseEvaluator``: compacted groups where they are current,
+    /// `observations` rows in the groups with a changed block, read in one statement (one snapshot).
     ///
     /// Usage: `let postings = try await PostgresPostings.load([dogID], size: maxImageID + 1, session)`
     static func load(_ labels: [Int64], size: Int, _ session: PostgresSession) async throws -> PrefetchedPostings {
@@ -167,20 +180,20 @@ enum PostgresPostings {
         guard !labels.isEmpty else { return postings }
         var binds = PostgresBindings()
         binds.append(labels)
-        let shift = Postings.blockShift
+        let shift = PostingGroups.imageShift
         _ = try await session.all("""
-            WITH changed AS (SELECT DISTINCT block FROM changed_blocks)
-            SELECT p.label_id, p.block, p.entries, NULL::bigint, NULL::integer FROM label_postings AS p
-            WHERE p.label_id = ANY($1::bigint[]) AND p.block NOT IN (SELECT block FROM changed)
+            WITH changed AS (SELECT DISTINCT block >> \(PostingGroups.blockShift) AS block_group FROM changed_blocks)
+            SELECT p.label_id, p.entries, NULL::bigint, NULL::integer FROM label_posting_groups AS p
+            WHERE p.label_id = ANY($1::bigint[]) AND p.block_group NOT IN (SELECT block_group FROM changed)
             UNION ALL
-            SELECT o.label_id, NULL, NULL, o.image_id, o.best FROM changed AS c
+            SELECT o.label_id, NULL, o.image_id, o.best FROM changed AS c
             JOIN observations AS o ON o.label_id = ANY($1::bigint[])
-                AND o.image_id >= c.block << \(shift) AND o.image_id < (c.block + 1) << \(shift)
+                AND o.image_id >= c.block_group << \(shift) AND o.image_id < (c.block_group + 1) << \(shift)
             """, binds
         ) { row in
-            let (label, block, entries, image, best) = try row.decode((Int64, Int64?, ByteBuffer?, Int64?, Int?).self)
-            if let block, let entries {
-                postings.add(label, block: Int(block), entries: entries.readableBytesView.withUnsafeBytes { Array($0) })
+            let (label, entries, image, best) = try row.decode((Int64, ByteBuffer?, Int64?, Int?).self)
+            if let entries {
+                postings.add(label, group: entries.readableBytesView.withUnsafeBytes { Array($0) })
             } else if let image, let best {
                 postings.add(label, image: Int(image), best: best)
             }
@@ -208,11 +221,15 @@ extension PostgresPostings {
             ])
         }
         var stored: [String: [UInt8]] = [:]
-        let postings = try await session.all("SELECT label_id, block, entries FROM label_postings") {
-            try $0.decode((Int64, Int64, ByteBuffer).self)
+        let postings = try await session.all("SELECT label_id, entries FROM label_posting_groups") {
+            try $0.decode((Int64, ByteBuffer).self)
         }
-        for (label, block, entries) in postings where !changed.contains(block) {
-            stored["\(label)/\(block)"] = entries.readableBytesView.withUnsafeBytes { Array($0) }
+        for (label, entries) in postings {
+            entries.readableBytesView.withUnsafeBytes { row in
+                PostingGroups.forEachBlock(row) { block, list in
+                    if !changed.contains(Int64(block)) { stored["\(label)/\(block)"] = Array(list) }
+                }
+            }
         }
         return stored == expected
     }

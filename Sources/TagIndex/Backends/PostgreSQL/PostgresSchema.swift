@@ -5,8 +5,9 @@ import PostgresNIO
 /// identifier means the same tables on both backends.
 ///
 /// What only SQLite needs is left out: `label_text` (FTS5; label text search on PostgreSQL reads
-/// `labels`). `label_postings` (compact posting blocks for boolean searches) exists on both, but
-/// PostgreSQL's writers do not maintain it: it is rebuilt from `image_labels`, as `image_prints`
+/// `labels`). SQLite's `label_postings` (compact posting blocks for boolean searches) is
+/// `label_posting_groups` here (16 blocks to a row, `pg4`), and PostgreSQL's writers do not
+/// maintain it: it is rebuilt from `image_labels`, as `image_prints`
 /// (the prints, stored for fast reading) and `print_sketches` (their 4-bit sketches, `pg4`) are
 /// from `images`, by
 /// ``PostgresPostings/compact(_:maximumBlocks:)`` for the blocks `changed_blocks` lists, which
@@ -182,7 +183,19 @@ enum PostgresSchema {
         // bytes) and only the few prints that may reach the page in full: a row per block of 4,096
         // ids, its ids (int8, little-endian) and sketches back to back, rebuilt by compaction with
         // `image_prints`. Every block starts changed, so the next compaction writes them.
+        // Posting blocks come 16 to a row (`PostingGroups`): a row per label and block made
+        // searches of large subtrees receive tens of thousands of small rows.
         ("pg4", [
+            "DROP TABLE label_postings",
+            """
+            CREATE TABLE label_posting_groups(
+                label_id BIGINT NOT NULL,
+                block_group BIGINT NOT NULL,
+                entries BYTEA NOT NULL,
+                PRIMARY KEY(label_id, block_group))
+            """,
+            "ALTER TABLE label_posting_groups ALTER COLUMN entries SET STORAGE EXTERNAL",
+            "CREATE INDEX label_posting_groups_by_group ON label_posting_groups(block_group)",
             "CREATE TABLE print_sketches(block BIGINT PRIMARY KEY, ids BYTEA NOT NULL, sketches BYTEA NOT NULL)",
             "ALTER TABLE print_sketches ALTER COLUMN ids SET STORAGE EXTERNAL, ALTER COLUMN sketches SET STORAGE EXTERNAL",
             "INSERT INTO changed_blocks(block) SELECT DISTINCT id >> \(Postings.blockShift) FROM images ORDER BY 1",

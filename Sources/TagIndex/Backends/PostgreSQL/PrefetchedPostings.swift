@@ -6,15 +6,15 @@
 /// Usage: `let scores = try DenseEvaluator(source: postings, total: total).evaluate(plan)`
 struct PrefetchedPostings: DenseTermSource {
     let size: Int
-    private var blocks: [Int64: [(block: Int, entries: [UInt8])]] = [:]
+    private var groups: [Int64: [[UInt8]]] = [:]
     private var rows: [Int64: [(image: Int, best: Int)]] = [:]
 
     init(size: Int) {
         self.size = size
     }
 
-    mutating func add(_ label: Int64, block: Int, entries: [UInt8]) {
-        blocks[label, default: []].append((block, entries))
+    mutating func add(_ label: Int64, group: [UInt8]) {
+        groups[label, default: []].append(group)
     }
 
     mutating func add(_ label: Int64, image: Int, best: Int) {
@@ -55,8 +55,8 @@ struct PrefetchedPostings: DenseTermSource {
                 let score = UInt16(best + 1)
                 if score > buffer[image] { buffer[image] = score }
             }
-            for (block, entries) in blocks[label] ?? [] {
-                entries.withUnsafeBytes { Postings.forEach(block: block, $0, raise) }
+            for group in groups[label] ?? [] {
+                group.withUnsafeBytes { row in PostingGroups.forEachBlock(row) { Postings.forEach(block: $0, $1, raise) } }
             }
             for (image, best) in rows[label] ?? [] { raise(image, best) }
         }
@@ -70,8 +70,8 @@ struct PrefetchedPostings: DenseTermSource {
                 guard best >= threshold, image >> 6 < bits.count else { return }
                 count += Int((bits[image >> 6] >> UInt64(image & 63)) & 1)
             }
-            for (block, entries) in blocks[label] ?? [] {
-                entries.withUnsafeBytes { Postings.forEach(block: block, $0, add) }
+            for group in groups[label] ?? [] {
+                group.withUnsafeBytes { row in PostingGroups.forEachBlock(row) { Postings.forEach(block: $0, $1, add) } }
             }
             for (image, best) in rows[label] ?? [] { add(image, best) }
         }

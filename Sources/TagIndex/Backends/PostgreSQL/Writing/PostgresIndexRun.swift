@@ -153,7 +153,7 @@ public final class PostgresIndexRun: Sendable {
             // A few blocks written meanwhile into the postings, so searches during a long run
             // keep reading compact blocks (``finish()`` compacts the rest).
             _ = try? await session.run { session in
-                try await PostgresPostings.compact(session, maximumBlocks: PostgresPostings.blocksPerTransaction, waiting: false)
+                try await PostgresPostings.compact(session, maximumBlocks: PostgresPostings.blocksPerHeartbeat, waiting: false)
             }
         }
         await session.close()
