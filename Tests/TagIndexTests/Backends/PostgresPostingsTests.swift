@@ -10,7 +10,7 @@ import Testing
 struct PostgresPostingsTests {
     static let searches = [
         "dog OR cat", "animal -dog", "indoor -dog", "(dog OR cat) indoor", "animal beach", "dog OR beach OR indoor",
-        "animal:0.3 -poodle", "kitty OR golden",
+        "animal:0.3 -poodle", "kitty OR golden", "animal", "dog filter:high-recall", "animal filter:high-precision",
     ]
 
     /// Every search by the three engines: `postings` and `sql` must give one answer, with facets

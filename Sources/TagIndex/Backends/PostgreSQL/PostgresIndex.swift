@@ -63,15 +63,17 @@ public final class PostgresIndex: Sendable {
         try query.checkLimits()
         let (taxonomy, lookup, labelText) = try await PostgresTaxonomy.load(session, cached: taxonomyCache.withLock { $0 })
         taxonomyCache.withLock { $0 = (taxonomy, labelText) }
-        let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
+        // The largest id and the groups waiting for compaction, in one round trip.
+        let (total, changedGroups) = try await session.all("""
+            SELECT COALESCE(MAX(id), 0), (SELECT COUNT(DISTINCT block >> \(PostingGroups.blockShift)) FROM changed_blocks) FROM images
+            """) { try $0.decode((Int64, Int64).self) }.first ?? (Int64(0), Int64(0))
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
         let searcher = PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs())
         if searcher.prefersPostings(plan) {
             // Changed groups are read row by row from observations: past a quarter of the
             // library (a large run not compacted yet, a database just migrated), SQL is faster.
             let groups = Int(total) >> PostingGroups.imageShift + 1
-            let changed = query.engine == .postings ? 0 : try await PostgresPostings.changedGroupCount(session)
-            if changed * 4 <= groups {
+            if query.engine == .postings || Int(changedGroups) * 4 <= groups {
                 return try await searcher.runDense(plan, size: Int(total) + 1, labelImageCounts: try lookup.allImageCounts(), session)
             }
         }

@@ -177,7 +177,34 @@ enum PostgresPostings {
     /// Usage: `let postings = try await PostgresPostings.load([dogID], size: maxImageID + 1, session)`
     static func load(_ labels: [Int64], size: Int, _ session: PostgresSession) async throws -> PrefetchedPostings {
         var postings = PrefetchedPostings(size: size)
-        guard !labels.isEmpty else { return postings }
+        try await forEach(labels, session, group: { postings.add($0, group: $1) }, observation: { postings.add($0, image: $1, best: $2) })
+        return postings
+    }
+
+    /// The scores ``DenseEvaluator`` gives a single label match (`thresholds`: each label read
+    /// and its threshold), raised row by row as the postings arrive, so the evaluation overlaps
+    /// the transfer instead of following it.
+    ///
+    /// Usage: `let scores = try await PostgresPostings.scores(thresholds: [dogID: 3000], size: maxImageID + 1, session)`
+    static func scores(thresholds: [Int64: Int], size: Int, _ session: PostgresSession) async throws -> [UInt16] {
+        var scores = [UInt16](repeating: 0, count: size)
+        try await forEach(
+            thresholds.keys.sorted(), session,
+            group: { label, group in PrefetchedPostings.raise(&scores, group: group, threshold: thresholds[label]!) },
+            observation: { label, image, best in
+                PrefetchedPostings.raise(&scores, image: image, best: best, threshold: thresholds[label]!)
+            })
+        return scores
+    }
+
+    /// Calls `group(label, row)` for each compacted group row of `labels` (``PostingGroups``) and
+    /// `observation(label, image, best)` for their observations in groups with a changed block,
+    /// as the rows arrive, from one statement (one snapshot).
+    private static func forEach(
+        _ labels: [Int64], _ session: PostgresSession,
+        group: (Int64, ByteBuffer) -> Void, observation: (Int64, Int, Int) -> Void
+    ) async throws {
+        guard !labels.isEmpty else { return }
         var binds = PostgresBindings()
         binds.append(labels)
         let shift = PostingGroups.imageShift
@@ -193,12 +220,11 @@ enum PostgresPostings {
         ) { row in
             let (label, entries, image, best) = try row.decode((Int64, ByteBuffer?, Int64?, Int?).self)
             if let entries {
-                postings.add(label, group: entries.readableBytesView.withUnsafeBytes { Array($0) })
+                group(label, entries)
             } else if let image, let best {
-                postings.add(label, image: Int(image), best: best)
+                observation(label, Int(image), best)
             }
         }
-        return postings
     }
 }
 

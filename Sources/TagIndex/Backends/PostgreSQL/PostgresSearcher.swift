@@ -108,8 +108,17 @@ struct PostgresSearcher {
     /// where blocks changed since), then AND, OR and NOT over arrays, a top-k, and the page's rows.
     /// `labelImageCounts` are the labels' stored image counts, as the search's lookup read them.
     func runDense(_ plan: MatchPlan, size: Int, labelImageCounts: [Int64: Int], _ session: PostgresSession) async throws -> SearchPage {
-        let postings = try await PostgresPostings.load(PrefetchedPostings.labels(of: plan).sorted(), size: size, session)
-        let scores = try DenseEvaluator(source: postings, total: size).evaluate(plan)
+        let scores: [UInt16]
+        if case .labels(let match) = plan {
+            // One term (a label's subtree): its postings raise the scores as they arrive.
+            let thresholds = Dictionary(
+                match.calibrated?.map { ($0.labelID, $0.threshold) } ?? match.roots.map { ($0, match.threshold) },
+                uniquingKeysWith: min)
+            scores = try await PostgresPostings.scores(thresholds: thresholds, size: size, session)
+        } else {
+            let postings = try await PostgresPostings.load(PrefetchedPostings.labels(of: plan).sorted(), size: size, session)
+            scores = try DenseEvaluator(source: postings, total: size).evaluate(plan)
+        }
         let (totalCount, page) = DenseEvaluator.page(scores, offset: (query.page - 1) * query.limit, count: query.limit)
         var facets: [Facet] = []
         if query.facetCount > 0 {

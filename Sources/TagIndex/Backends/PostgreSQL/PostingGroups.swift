@@ -32,6 +32,7 @@ enum PostingGroups {
 
     /// Calls `body(block, entries)` for each block of a row; stops at a record that runs past
     /// the end (a damaged value).
+    @inline(__always)
     static func forEachBlock(_ row: UnsafeRawBufferPointer, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
         var offset = 0
         while offset + 8 <= row.count {

@@ -1,3 +1,5 @@
+import PostgresNIO
+
 /// Postings fetched before a search (``PostgresPostings/load(_:size:_:)``), answering
 /// ``DenseEvaluator`` from memory. It holds only the labels it was loaded with, cannot probe single
 /// images, and knows neither faces nor the whole set of images: ``supports(_:)`` says which plans
@@ -6,14 +8,14 @@
 /// Usage: `let scores = try DenseEvaluator(source: postings, total: total).evaluate(plan)`
 struct PrefetchedPostings: DenseTermSource {
     let size: Int
-    private var groups: [Int64: [[UInt8]]] = [:]
+    private var groups: [Int64: [ByteBuffer]] = [:]
     private var rows: [Int64: [(image: Int, best: Int)]] = [:]
 
     init(size: Int) {
         self.size = size
     }
 
-    mutating func add(_ label: Int64, group: [UInt8]) {
+    mutating func add(_ label: Int64, group: ByteBuffer) {
         groups[label, default: []].append(group)
     }
 
@@ -48,18 +50,30 @@ struct PrefetchedPostings: DenseTermSource {
     }
 
     func scan(_ label: Int64, threshold: Int, into scores: inout [UInt16]) throws {
-        let size = self.size
+        for group in groups[label] ?? [] { Self.raise(&scores, group: group, threshold: threshold) }
+        for (image, best) in rows[label] ?? [] { Self.raise(&scores, image: image, best: best, threshold: threshold) }
+    }
+
+    /// Raises the scores of a group row's images whose `best` reaches `threshold` to `best + 1`
+    /// (``DenseEvaluator``'s score of a label match).
+    static func raise(_ scores: inout [UInt16], group: ByteBuffer, threshold: Int) {
         scores.withUnsafeMutableBufferPointer { buffer in
-            func raise(_ image: Int, _ best: Int) {
-                guard image < size, best >= threshold else { return }
-                let score = UInt16(best + 1)
-                if score > buffer[image] { buffer[image] = score }
+            group.withUnsafeReadableBytes { row in
+                PostingGroups.forEachBlock(row) { block, entries in
+                    Postings.forEach(block: block, entries) { image, best in
+                        guard image < buffer.count, best >= threshold else { return }
+                        let score = UInt16(best + 1)
+                        if score > buffer[image] { buffer[image] = score }
+                    }
+                }
             }
-            for group in groups[label] ?? [] {
-                group.withUnsafeBytes { row in PostingGroups.forEachBlock(row) { Postings.forEach(block: $0, $1, raise) } }
-            }
-            for (image, best) in rows[label] ?? [] { raise(image, best) }
         }
+    }
+
+    /// ``raise(_:group:threshold:)`` for one observation.
+    static func raise(_ scores: inout [UInt16], image: Int, best: Int, threshold: Int) {
+        guard image < scores.count, best >= threshold else { return }
+        scores[image] = max(scores[image], UInt16(best + 1))
     }
 
     /// How many images set in `bits` (a bit per image id) have `label` at or above `threshold`.
@@ -71,7 +85,7 @@ struct PrefetchedPostings: DenseTermSource {
                 count += Int((bits[image >> 6] >> UInt64(image & 63)) & 1)
             }
             for group in groups[label] ?? [] {
-                group.withUnsafeBytes { row in PostingGroups.forEachBlock(row) { Postings.forEach(block: $0, $1, add) } }
+                group.withUnsafeReadableBytes { row in PostingGroups.forEachBlock(row) { Postings.forEach(block: $0, $1, add) } }
             }
             for (image, best) in rows[label] ?? [] { add(image, best) }
         }
