@@ -74,6 +74,32 @@ struct PostgresCorrectionsTests {
         return State(counts: try await postgres.labelImageCounts(), labels: labels, corrections: corrections)
     }
 
+    /// A taxonomy whose parents change, installed on both backends after corrections: each
+    /// applies the corrections again as the taxonomy is now (tabby moves out from under cat: it is
+    /// the model's again, and cat stays removed).
+    @Test func aNewTaxonomyReappliesCorrectionsOnBothBackends() async throws {
+        let fixture = try FixtureIndex()
+        let postgres = try await PostgresCopyFixture.open(copying: fixture.index)
+        defer { Task { await postgres.close() } }
+        _ = try fixture.index.removeLabel("cat", from: ["/lib/b/tabby1.jpg"])
+        _ = try await postgres.removeLabel("cat", from: ["/lib/b/tabby1.jpg"])
+        _ = try fixture.index.addLabel("grandma", to: ["/lib/a/golden1.jpg"])
+        _ = try await postgres.addLabel("grandma", to: ["/lib/a/golden1.jpg"])
+        try await Self.expectSameAnswers(fixture.index, postgres, after: "the corrections")
+        var labels = FixtureIndex.labels
+        let position = try #require(labels.firstIndex { $0.identifier == "tabby" })
+        labels[position].parents = ["animal"]
+        try fixture.index.replaceTaxonomy(labels, model: FixtureIndex.model)
+        try await PostgresTaxonomyWriter.install(labels, model: FixtureIndex.model, vocabulary: [], postgres.session)
+        let tabby = try await postgres.labels(forPath: "/lib/b/tabby1.jpg").map(\.identifier).sorted()
+        #expect(tabby == ["animal", "indoor", "tabby"])
+        #expect(try await postgres.search("cat").hits.isEmpty)
+        try await Self.expectSameAnswers(fixture.index, postgres, after: "the new taxonomy")
+        try await PostgresPostings.compact(postgres.session)
+        #expect(try await PostgresPostings.matchObservations(postgres.session))
+        try await Self.expectSameAnswers(fixture.index, postgres, after: "compaction")
+    }
+
     static func expectSameAnswers(_ sqlite: TagIndex, _ postgres: PostgresIndex, after step: String) async throws {
         #expect(try await postgres.labelImageCounts() == (try sqlite.labelImageCounts()), "\(step)")
         for text in searches {

@@ -8,7 +8,8 @@ import PostgresNIO
 /// Many index runs start at once on a shared index: the install runs in one transaction under an
 /// advisory lock, and the fingerprint is read again under it, so one run writes and the others
 /// find it done. When the parents changed, every image's subtree confidences (`best`) are rolled
-/// up again from the stored confidences (see ``recomputeSubtreeConfidences(_:)``).
+/// up again from the stored confidences (see ``recomputeSubtreeConfidences(_:)``) and the
+/// corrections applied again (``reapplyAllCorrections(_:)``).
 ///
 /// Usage: `try await PostgresTaxonomyWriter.install(labels, model: stamp, vocabulary: words, session)`
 enum PostgresTaxonomyWriter {
@@ -89,7 +90,11 @@ enum PostgresTaxonomyWriter {
             DELETE FROM labels WHERE NOT (identifier = ANY($1::text[]))
               AND NOT EXISTS (SELECT 1 FROM observations WHERE label_id = labels.id)
             """, listed)
-        if oldEdges != newEdges { try await recomputeSubtreeConfidences(session) }
+        if oldEdges != newEdges {
+            try await recomputeSubtreeConfidences(session)
+            // A removal covers the labels below it as the taxonomy has them now.
+            try await reapplyAllCorrections(session)
+        }
 
         var stamp = PostgresBindings()
         stamp.append(model.name)
@@ -112,11 +117,28 @@ enum PostgresTaxonomyWriter {
             """)
     }
 
+    /// Recomputes every corrected image from what the model gave it and its corrections, as the
+    /// taxonomy is now (as SQLite's install does), under the corrections lock: index runs apply
+    /// no correction meanwhile.
+    static func reapplyAllCorrections(_ session: PostgresSession) async throws {
+        let hashes = try await session.all("""
+            SELECT DISTINCT content_hash FROM corrections
+            UNION SELECT i.content_hash FROM model_labels AS ml JOIN images AS i ON i.id = ml.image_id
+            WHERE i.content_hash IS NOT NULL
+            ORDER BY 1
+            """) { try $0.decode(String.self) }
+        guard !hashes.isEmpty else { return }
+        var key = PostgresBindings()
+        key.append(PostgresBatchWriter.correctionsLock)
+        try await session.execute("SELECT pg_advisory_xact_lock($1)", key)
+        var writer = PostgresBatchWriter(session, taxonomy: try TaxonomySnapshot.build(try await PostgresTaxonomy.rows(session)))
+        for hash in hashes { try await writer.reapplyCorrections(contentHash: hash) }
+        try await writer.flushCounts()
+    }
+
     /// Rebuilds every `best` from the stored confidences and the parent edges as they are now,
     /// then the label counts and each image's packed labels (a page of images at a time).
-    ///
-    /// Corrections are not applied again here (SQLite's install does that); a model whose
-    /// taxonomy changed also changes the stamp, so every image is classified again anyway.
+    /// ``reapplyAllCorrections(_:)`` then recomputes the corrected images.
     static func recomputeSubtreeConfidences(_ session: PostgresSession) async throws {
         guard try await session.all("SELECT EXISTS (SELECT 1 FROM observations)", PostgresBindings(), { try $0.decode(Bool.self) }).first == true else { return }
         try await session.execute("""
