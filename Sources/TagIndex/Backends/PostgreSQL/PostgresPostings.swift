@@ -1,15 +1,16 @@
 import PostgresNIO
 
-/// PostgreSQL's `label_postings`: SQLite's compact posting blocks (see ``Postings``), kept as a
-/// compacted copy of `observations` instead of by the writers; and `image_prints` and
-/// `print_sketches`, the feature prints of `images` stored for fast reading and their sketches.
+/// PostgreSQL's `label_posting_groups`: SQLite's compact posting blocks (see ``Postings``), 16 to
+/// a row (``PostingGroups``), kept as a compacted copy of `observations` instead of by the
+/// writers; and `image_prints` and `print_sketches`, the feature prints of `images` stored for
+/// fast reading and their sketches.
 ///
 /// Triggers on `observations` and `images` append each block a statement changed to
-/// `changed_blocks`; ``compact(_:maximumBlocks:)`` rebuilds changed blocks from `image_labels`
-/// (the same observations, packed per image) and `images`, and removes the change rows it saw. ``load(_:size:_:)`` reads
-/// the postings of the clean blocks and the observations of the changed ones in one statement,
-/// so a search never sees a half-compacted state, and a block changed after its compaction is
-/// read from `observations` until it is compacted again.
+/// `changed_blocks`; ``compact(_:maximumBlocks:)`` rebuilds the groups of changed blocks from
+/// `image_labels` (the same observations, packed per image) and `images`, and removes the change
+/// rows it saw. ``load(_:size:_:)`` reads the postings of the clean groups and the observations of
+/// the changed ones in one statement, so a search never sees a half-compacted state, and a group
+/// changed after its compaction is read from `observations` until it is compacted again.
 ///
 /// Usage:
 /// ```swift
