@@ -21,7 +21,8 @@ public struct GalleryConfiguration: Sendable {
     public var host: String
     /// The port; 0 picks a free one (the URL printed at start says which).
     public var port: Int
-    /// How many database reads and how many image decodes run at once (default: the core count).
+    /// How many database reads (on PostgreSQL: connections) and how many image decodes run at
+    /// once (default: the core count, at least 2).
     public var concurrency: Int
     /// How long a request waits for a PostgreSQL server before answering 503 (default 60 s: a
     /// near-duplicate scan of a large index takes seconds; a server cut from the network never answers).

@@ -5,11 +5,13 @@ import TagIndex
 ///
 /// SQLite reads block: they run on the database pool's threads (``BlockingWork``, a task executor
 /// preference), at most `concurrency` at once, so Swift's cooperative threads stay free. A
-/// PostgreSQL read waits on the network without holding a thread. A PostgreSQL connection that
-/// broke (the server restarted or went away) is opened again by the next request; while the
-/// server cannot be reached, requests answer 503 with the reason (a ``GalleryError``). A read
-/// the server does not answer within `deadline` (a server powered off or cut from the network
-/// sends no reset) is a 503 too, and its connection is given up for a new one.
+/// PostgreSQL read waits on the network without holding a thread, on one of `concurrency`
+/// connections (opened as requests first need them; a read waits for a free one), so people
+/// browsing at once do not queue behind each other's statements. A PostgreSQL connection that
+/// broke (the server restarted or went away) is opened again by the next read that takes it;
+/// while the server cannot be reached, requests answer 503 with the reason (a ``GalleryError``).
+/// A read the server does not answer within `deadline` (a server powered off or cut from the
+/// network sends no reset) is a 503 too, and its connection is given up for a new one.
 ///
 /// ```swift
 /// let index = try await GalleryIndex(location: .sqlite(url), work: BlockingWork(width: 2, label: "db"))
@@ -20,17 +22,26 @@ final class GalleryIndex: Sendable {
     /// How long a PostgreSQL read may wait for the server (tests shorten it for one request).
     let deadline: Locked<Duration>
     private let work: BlockingWork
-    private let current: Locked<any IndexBackend>
-    /// The index whose connection a read gave up on (it may never say it is closed).
-    private let abandoned = Locked<ObjectIdentifier?>(nil)
+    /// The open index of each connection slot (one slot for SQLite); nil until first needed.
+    private let slots: [Locked<(any IndexBackend)?>]
+    /// Slots free for a read, the last released taken first (so a quiet gallery keeps using one
+    /// connection).
+    private let free: SlotQueue
+    /// Indexes whose connection a read gave up on (they may never say they are closed).
+    private let abandoned = Locked<Set<ObjectIdentifier>>([])
     private let reopening = SingleFlight<Int, any IndexBackend>()
 
-    /// Opens the index (read-only for SQLite); throws when it cannot be read.
-    init(location: IndexLocation, work: BlockingWork, deadline: Duration = .seconds(60)) async throws {
+    /// Opens the index (read-only for SQLite; the first connection for PostgreSQL); throws when
+    /// it cannot be read.
+    init(location: IndexLocation, work: BlockingWork, connections: Int = 2, deadline: Duration = .seconds(60)) async throws {
         self.location = location
         self.deadline = Locked(deadline)
         self.work = work
-        current = Locked(try await Self.open(location))
+        let count: Int
+        if case .postgres = location { count = max(1, connections) } else { count = 1 }
+        let first = try await Self.open(location)
+        slots = (0..<count).map { Locked($0 == 0 ? first : nil) }
+        free = SlotQueue(count: count)
     }
 
     static func open(_ location: IndexLocation) async throws -> any IndexBackend {
@@ -40,55 +51,92 @@ final class GalleryIndex: Sendable {
         }
     }
 
-    /// Runs `body` on the index: SQLite's blocking reads on the pool's threads, PostgreSQL's
-    /// after reconnecting when the connection broke.
+    /// Runs `body` on the index: SQLite's blocking reads on the pool's threads, PostgreSQL's on a
+    /// free connection, opened again first when it broke.
     func read<T: Sendable>(_ body: @escaping @Sendable (any IndexBackend) async throws -> T) async throws -> T {
         switch location {
         case .sqlite:
-            let index = current.withLock { $0 }
+            let index = slots[0].withLock { $0 }!
             return try await work.runPreferring { try await body(index) }
         case .postgres:
-            let index = try await connected()
-            let limit = deadline.withLock { $0 }
-            let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-            return try await withDeadline(limit, expired: { [abandoned, location] in
-                abandoned.withLock { $0 = ObjectIdentifier(index) }
-                return GalleryError(.serviceUnavailable, "The index at \(location) did not answer within \(seconds.formatted()) s; try again in a moment.")
-            }) {
-                try await body(index)
+            let slot = await free.take()
+            do {
+                let index = try await connected(slot)
+                let limit = deadline.withLock { $0 }
+                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+                let value = try await withDeadline(limit, expired: { [abandoned, location] in
+                    abandoned.withLock { _ = $0.insert(ObjectIdentifier(index)) }
+                    return GalleryError(.serviceUnavailable, "The index at \(location) did not answer within \(seconds.formatted()) s; try again in a moment.")
+                }) {
+                    try await body(index)
+                }
+                await free.give(back: slot)
+                return value
+            } catch {
+                await free.give(back: slot)
+                throw error
             }
         }
     }
 
     /// Whether `index` must be opened again before it can answer.
-    private static func isBroken(_ index: any IndexBackend, abandoned: Locked<ObjectIdentifier?>) -> Bool {
-        index.isConnectionClosed || abandoned.withLock { $0 } == ObjectIdentifier(index)
+    private static func isBroken(_ index: any IndexBackend, abandoned: Locked<Set<ObjectIdentifier>>) -> Bool {
+        index.isConnectionClosed || abandoned.withLock { $0.contains(ObjectIdentifier(index)) }
     }
 
-    /// The PostgreSQL index, opened again when its connection is gone (once for all the requests
-    /// that find it so); a 503 while the server cannot be reached.
-    private func connected() async throws -> any IndexBackend {
-        let index = current.withLock { $0 }
-        guard Self.isBroken(index, abandoned: abandoned) else { return index }
-        return try await reopening.value(for: 0) { [location, current, abandoned] in
-            let broken = current.withLock { $0 }
-            guard Self.isBroken(broken, abandoned: abandoned) else { return broken }
+    /// The PostgreSQL index of `slot`, opened when the slot has none yet or its connection is gone;
+    /// a 503 while the server cannot be reached.
+    private func connected(_ slot: Int) async throws -> any IndexBackend {
+        if let index = slots[slot].withLock({ $0 }), !Self.isBroken(index, abandoned: abandoned) { return index }
+        return try await reopening.value(for: slot) { [location, slots, abandoned] in
+            let broken = slots[slot].withLock { $0 }
+            if let broken, !Self.isBroken(broken, abandoned: abandoned) { return broken }
             let fresh: any IndexBackend
             do {
                 fresh = try await Self.open(location)
             } catch {
                 throw GalleryError(.serviceUnavailable, "The index at \(location) cannot be reached right now (\(error)); try again in a moment.")
             }
-            current.withLock { $0 = fresh }
-            abandoned.withLock { $0 = nil }
-            // Not awaited: closing a connection the server cut can wait a long time.
-            Task { await broken.close() }
+            slots[slot].withLock { $0 = fresh }
+            if let broken {
+                abandoned.withLock { _ = $0.remove(ObjectIdentifier(broken)) }
+                // Not awaited: closing a connection the server cut can wait a long time.
+                Task { await broken.close() }
+            }
             return fresh
         }
     }
 
-    /// Closes the connection (nothing to do for SQLite).
+    /// Closes the connections (nothing to do for SQLite).
     func close() async {
-        await current.withLock { $0 }.close()
+        for slot in slots {
+            if let index = slot.withLock({ $0 }) { await index.close() }
+        }
+    }
+}
+
+/// Numbered slots taken and given back by concurrent tasks; a task finding none free waits for
+/// the next one given back. The slot given back last is taken first.
+///
+/// ```swift
+/// let queue = SlotQueue(count: 4)
+/// let slot = await queue.take()
+/// defer { Task { await queue.give(back: slot) } }
+/// ```
+actor SlotQueue {
+    private var free: [Int]
+    private var waiting: [CheckedContinuation<Int, Never>] = []
+
+    init(count: Int) { free = Array((0..<count).reversed()) }
+
+    /// A free slot, waiting for one when all are taken.
+    func take() async -> Int {
+        if let slot = free.popLast() { return slot }
+        return await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Gives `slot` back: to the longest-waiting task, or to the free ones.
+    func give(back slot: Int) {
+        if waiting.isEmpty { free.append(slot) } else { waiting.removeFirst().resume(returning: slot) }
     }
 }

@@ -18,7 +18,7 @@ final class GalleryServices: Sendable {
         index = try await GalleryIndex(
             location: configuration.location,
             work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"),
-            deadline: configuration.databaseDeadline)
+            connections: configuration.concurrency, deadline: configuration.databaseDeadline)
         roots = configuration.roots
         fileWork = BlockingWork(width: configuration.concurrency, label: "classify-gallery.images")
         renditions = RenditionStore(directory: configuration.cacheDirectory, work: fileWork)

@@ -170,6 +170,33 @@ struct PostgresRouteTests {
         await administration.close()
     }
 
+    /// Reads at the same time run on connections of their own, as many as the gallery's
+    /// concurrency; one more waits for a connection to be free.
+    @Test func concurrentReadsRunOnSeparateConnections() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let database = try await GalleryPostgres.copy(of: fixture)
+        let index = try await GalleryIndex(
+            location: .postgres(database), work: BlockingWork(width: 2, label: "test.database"), connections: 3)
+        let barrier = Barrier(parties: 3)
+        let processes = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await index.read { backend in
+                        // Three reads hold their connections here until all three are in.
+                        try await barrier.arrive()
+                        let postgres = try #require(backend as? PostgresIndex)
+                        return try await postgres.session.all("SELECT pg_backend_pid()") { try $0.decode(Int32.self) }.first ?? 0
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int32]()) { $0.append($1) }
+        }
+        #expect(processes.count == 4)
+        #expect(Set(processes).count == 3, "\(processes)")
+        await index.close()
+    }
+
     /// A server that stops answering without closing anything (powered off, cut from the
     /// network): its server process for the gallery's connection is stopped with SIGSTOP.
     @Test func aServerThatStopsAnsweringIsA503AfterTheDeadline() async throws {
@@ -200,4 +227,37 @@ struct PostgresRouteTests {
             #expect(again.status == .ok, "\(again.text.prefix(300))")
         }
     }
+}
+
+/// Lets tasks through once `parties` of them have arrived (later ones pass at once); gives up
+/// with an error after a minute instead of hanging a test whose tasks cannot all arrive.
+actor Barrier {
+    let parties: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(parties: Int) { self.parties = parties }
+
+    func arrive() async throws {
+        arrived += 1
+        if arrived >= parties {
+            for continuation in waiting { continuation.resume() }
+            waiting.removeAll()
+            return
+        }
+        let deadline = Task { [weak self] in
+            try await Task.sleep(for: .seconds(60))
+            await self?.releaseAll()
+        }
+        await withCheckedContinuation { waiting.append($0) }
+        deadline.cancel()
+        guard arrived >= parties else { throw BarrierTimeout() }
+    }
+
+    private func releaseAll() {
+        for continuation in waiting { continuation.resume() }
+        waiting.removeAll()
+    }
+
+    struct BarrierTimeout: Error {}
 }
