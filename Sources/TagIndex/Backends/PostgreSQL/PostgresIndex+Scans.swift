@@ -130,8 +130,7 @@ extension PostgresIndex {
         // `untagged` under a calibrated filter: as in `search`, no label reaches its threshold.
         let calibrated = searcher.calibratedThresholds
         var compiler = PostgresCompiler(status: query.filters.status, total: Int(total))
-        let sql = "SELECT m.image_id FROM (\(compiler.set(plan))) AS m JOIN images AS i ON i.id = m.image_id"
-            + searcher.filterConditions(calibrated: calibrated, &compiler) + " ORDER BY m.image_id"
+        let sql = "SELECT image_id FROM (\(searcher.filteredSet(plan, calibrated: calibrated, &compiler))) AS r ORDER BY image_id"
         return try await session.all(sql, compiler.binds) { try $0.decode(Int64.self) }
     }
 

@@ -43,10 +43,9 @@ struct PostgresSearcher {
         case .path: ", i.path COLLATE \"C\" AS sort_key"
         case .date: ", i.mtime AS sort_key"
         }
-        var resultSet = "SELECT m.image_id AS image_id, m.score AS score\(sortKey) FROM (\(compiler.set(plan))) AS m"
-        if joinsImages {
-            resultSet += " JOIN images AS i ON i.id = m.image_id" + filterConditions(calibrated: calibrated, &compiler)
-        }
+        let resultSet = joinsImages
+            ? filteredSet(plan, columns: sortKey, calibrated: calibrated, &compiler)
+            : "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m"
         // The result set's parameters, before the page's own (a statement must use every one).
         let resultCompiler = compiler
 
@@ -172,6 +171,18 @@ struct PostgresSearcher {
             }
         }
         return facetList(counts.map { (Int($0.key), $0.value) })
+    }
+
+    /// `image_id`, `score` (and `columns` of `images AS i`) of the plan's images that pass the
+    /// query's filters and status. Every image (`.all`, a search of filters alone) reads `images`
+    /// once: joining the universe, itself a scan of `images`, to `images` again made the server
+    /// scan the whole table for a folder's ids (80 ms at 100,000 images for a folder of 10,000).
+    func filteredSet(_ plan: MatchPlan, columns: String = "", calibrated: [Int64: Int]?, _ compiler: inout PostgresCompiler) -> String {
+        if case .all = plan {
+            return "SELECT i.id AS image_id, NULL::integer AS score\(columns) FROM images AS i" + filterConditions(calibrated: calibrated, &compiler)
+        }
+        return "SELECT m.image_id AS image_id, m.score AS score\(columns) FROM (\(compiler.set(plan))) AS m JOIN images AS i ON i.id = m.image_id"
+            + filterConditions(calibrated: calibrated, &compiler)
     }
 
     /// ` WHERE ...` for the query's filters and status (the same conditions as `Searcher`'s).
