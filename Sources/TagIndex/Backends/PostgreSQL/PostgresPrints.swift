@@ -111,7 +111,9 @@ enum PostgresPrints {
                     }
                 }
                 guard data.readableBytes == ids.count * PrintSketch.byteCount else {
-                    throw TagIndexError.invalidInput("a block of print sketches holds \(data.readableBytes) bytes for \(ids.count) images")
+                    throw TagIndexError.storage(
+                        path: session.descriptor.description,
+                        reason: "a row of print_sketches holds \(data.readableBytes) bytes for \(ids.count) images: the stored sketches are damaged")
                 }
                 try data.withUnsafeReadableBytes { try sketches(ids, $0) }
             }
