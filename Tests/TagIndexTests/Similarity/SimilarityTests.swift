@@ -240,6 +240,26 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
         #expect(tail.hits.count == 100 && tail.totalCount == 2_100)
     }
 
+    /// PostgreSQL scores most prints from their sketches: on 2,100 random prints, whose scores lie
+    /// close together, its pages, scores and totals equal SQLite's full scan at floors below,
+    /// among and above the scores, on several pages, and with a label narrowing the candidates.
+    @Test func sketchedPagesEqualTheFullScan() async throws {
+        let (directory, written, target) = try Self.bigLibrary()
+        let postgres = try await BackendIndex.make(.postgresql, copying: written, in: directory)
+        for floor in [0, 0.35, 0.4, 0.9] {
+            for (limit, page) in [(7, 1), (7, 3), (50, 2), (1, 1)] {
+                for text in ["", "poodle", "-poodle"] {
+                    var query = try Query(parsing: text)
+                    query.limit = limit
+                    query.page = page
+                    let expected = try written.similar(to: target, query: query, minimumScore: floor, excludingPath: "/big/1500.jpg")
+                    let actual = try await postgres.similar(to: target, query: query, minimumScore: floor, excludingPath: "/big/1500.jpg")
+                    #expect(actual == expected, "floor \(floor), limit \(limit), page \(page), '\(text)'")
+                }
+            }
+        }
+    }
+
     /// SQLite only (`duplicateGroups`): no near duplicates among 2,100 random prints.
     @Test func noDuplicatesAmongDistinctPrints() throws {
         let (directory, index, _) = try Self.bigLibrary()
