@@ -29,13 +29,17 @@ enum Postings {
     static func encode(_ entries: [UInt32]) -> Data {
         var bytes = [UInt8]()
         bytes.reserveCapacity(entries.count * 4)
-        for entry in entries {
-            bytes.append(UInt8(truncatingIfNeeded: entry >> 16))
-            bytes.append(UInt8(truncatingIfNeeded: entry >> 24))
-            bytes.append(UInt8(truncatingIfNeeded: entry))
-            bytes.append(UInt8(truncatingIfNeeded: entry >> 8))
-        }
+        for entry in entries { append(low: Int(entry >> 16), best: Int(entry & 0xFFFF), to: &bytes) }
         return Data(bytes)
+    }
+
+    /// Appends one entry (an image id's low bits and its `best`) in the row format.
+    @inline(__always)
+    static func append(low: Int, best: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: low))
+        bytes.append(UInt8(truncatingIfNeeded: low >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: best))
+        bytes.append(UInt8(truncatingIfNeeded: best >> 8))
     }
 
     /// Calls `body(imageID, best)` for each entry of a row.

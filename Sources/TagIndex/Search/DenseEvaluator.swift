@@ -41,11 +41,7 @@ struct DenseEvaluator {
         switch plan {
         case .labels(let match):
             var scores = [UInt16](repeating: 0, count: size)
-            if let calibrated = match.calibrated {
-                for (label, threshold) in calibrated { try source.scan(label, threshold: threshold, into: &scores) }
-            } else {
-                for root in match.roots { try source.scan(root, threshold: match.threshold, into: &scores) }
-            }
+            for (label, threshold) in match.scans { try source.scan(label, threshold: threshold, into: &scores) }
             return scores
         case .faces(let match):
             var scores = [UInt16](repeating: 0, count: size)

@@ -45,6 +45,12 @@ struct LabelMatch {
     var estimate: Int
 
     var isSingleRoot: Bool { calibrated == nil && roots.count == 1 }
+
+    /// Each label a dense evaluation scans and the threshold its `best` must reach: the
+    /// calibrated labels, or the roots at the uniform threshold.
+    var scans: [(labelID: Int64, threshold: Int)] {
+        calibrated ?? roots.map { ($0, threshold) }
+    }
 }
 
 /// Images whose number of stored faces (`image_faces.face_count`) is in `counts` and whose face

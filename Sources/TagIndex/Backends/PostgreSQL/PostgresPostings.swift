@@ -142,10 +142,7 @@ enum PostgresPostings {
                 guard length >= 0, offset + length <= bytes.count else { return }
                 let low = image & Postings.blockMask
                 PackedLabels.forEach(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])) { label, best, _ in
-                    byLabel[Int64(label), default: []].append(contentsOf: [
-                        UInt8(truncatingIfNeeded: low), UInt8(truncatingIfNeeded: low >> 8),
-                        UInt8(truncatingIfNeeded: best), UInt8(truncatingIfNeeded: best >> 8),
-                    ])
+                    Postings.append(low: low, best: best, to: &byLabel[Int64(label), default: []])
                 }
                 offset += length
             }
@@ -242,10 +239,7 @@ extension PostgresPostings {
         }
         for (label, image, best) in rows where !changed.contains(image >> Int64(Postings.blockShift)) {
             let low = Int(image) & Postings.blockMask
-            expected["\(label)/\(image >> Int64(Postings.blockShift))", default: []].append(contentsOf: [
-                UInt8(truncatingIfNeeded: low), UInt8(truncatingIfNeeded: low >> 8),
-                UInt8(truncatingIfNeeded: best), UInt8(truncatingIfNeeded: best >> 8),
-            ])
+            Postings.append(low: low, best: best, to: &expected["\(label)/\(image >> Int64(Postings.blockShift))", default: []])
         }
         var stored: [String: [UInt8]] = [:]
         let postings = try await session.all("SELECT label_id, entries FROM label_posting_groups") {

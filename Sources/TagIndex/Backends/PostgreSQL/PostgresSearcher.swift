@@ -110,9 +110,7 @@ struct PostgresSearcher {
         let scores: [UInt16]
         if case .labels(let match) = plan {
             // One term (a label's subtree): its postings raise the scores as they arrive.
-            let thresholds = Dictionary(
-                match.calibrated?.map { ($0.labelID, $0.threshold) } ?? match.roots.map { ($0, match.threshold) },
-                uniquingKeysWith: min)
+            let thresholds = Dictionary(match.scans.map { ($0.labelID, $0.threshold) }, uniquingKeysWith: min)
             scores = try await PostgresPostings.scores(thresholds: thresholds, size: size, session)
         } else {
             let postings = try await PostgresPostings.load(PrefetchedPostings.labels(of: plan).sorted(), size: size, session)

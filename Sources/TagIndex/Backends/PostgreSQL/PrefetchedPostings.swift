@@ -41,7 +41,7 @@ struct PrefetchedPostings: DenseTermSource {
     /// The labels a plan reads (roots of uniform terms, every label of calibrated ones).
     static func labels(of plan: MatchPlan) -> Set<Int64> {
         switch plan {
-        case .labels(let match): Set(match.calibrated?.map(\.labelID) ?? match.roots)
+        case .labels(let match): Set(match.scans.map(\.labelID))
         case .faces(let match): [match.labelID]
         case .all, .nothing: []
         case .and(let children), .or(let children): children.reduce(into: Set<Int64>()) { $0.formUnion(labels(of: $1)) }
