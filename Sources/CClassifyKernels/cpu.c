@@ -15,6 +15,10 @@
 // ThreadSanitizer when two classifications started at once). -1 = not decided yet: the first
 // call looks at CLASSIFY_KERNELS and the CPU.
 static atomic_int selected_level = -1;
+// A thread's own level, -1 when it has none: a test comparing variants sets it on its thread
+// without switching the kernels of whatever else the process runs meanwhile, and a pool worker
+// takes the level of the thread whose task it runs.
+static _Thread_local int thread_level = -1;
 
 #if defined(__x86_64__) || defined(__i386__)
 // XCR0, the state components the OS saves on a context switch (needs OSXSAVE, checked by the caller).
@@ -104,6 +108,7 @@ static int initial_level(void) {
 }
 
 int cls_kernels_level(void) {
+    if (thread_level >= 0) return thread_level;
     int level = atomic_load_explicit(&selected_level, memory_order_relaxed);
     if (level >= 0) return level;
     level = initial_level();
@@ -115,8 +120,11 @@ int cls_kernels_level(void) {
     return level;
 }
 
-void cls_kernels_set_vector_path(int enabled) {
-    cls_kernels_set_level(enabled ? CLS_LEVEL_AVX512 : CLS_LEVEL_PORTABLE);
+int cls_kernels_set_thread_level(int level) {
+    const int previous = thread_level;
+    const int best = cls_cpu_kernel_level();
+    thread_level = level < 0 ? -1 : level > best ? best : level;
+    return previous;
 }
 
 int cls_use_avx2(void) { return cls_kernels_level() >= CLS_LEVEL_AVX2; }

@@ -42,6 +42,7 @@ static _Atomic uint64_t job_word = 0;
 static _Atomic(cls_task_fn) job_fn = 0;
 static _Atomic(void *) job_context = 0;
 static _Atomic int job_done = 0;
+static _Atomic int job_level = 0;  // the kernel level of the thread that published the job
 static _Atomic int sleepers = 0;
 static _Atomic int quit = 0;
 
@@ -72,13 +73,16 @@ static void work_on(uint64_t word) {
     const uint32_t generation = WORD_GENERATION(word);
     cls_task_fn fn = atomic_load_explicit(&job_fn, memory_order_relaxed);
     void *context = atomic_load_explicit(&job_context, memory_order_relaxed);
+    const int level = atomic_load_explicit(&job_level, memory_order_relaxed);
     for (;;) {
         if (WORD_GENERATION(word) != generation || WORD_NEXT(word) >= WORD_TASKS(word)) return;
         // On failure the CAS reloads `word`; the loop then re-checks generation and tasks left.
         if (atomic_compare_exchange_weak_explicit(&job_word, &word, word + 1, memory_order_acquire,
                                                   memory_order_acquire)) {
             inside_task = 1;
+            const int outer_level = cls_kernels_set_thread_level(level);
             fn(context, WORD_NEXT(word));
+            cls_kernels_set_thread_level(outer_level);
             inside_task = 0;
             atomic_fetch_add_explicit(&job_done, 1, memory_order_release);
             word += 1;
@@ -173,6 +177,7 @@ void cls_parallel_run(cls_task_fn fn, void *context, int tasks) {
     atomic_store_explicit(&job_fn, fn, memory_order_relaxed);
     atomic_store_explicit(&job_context, context, memory_order_relaxed);
     atomic_store_explicit(&job_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&job_level, cls_kernels_level(), memory_order_relaxed);
     atomic_store(&job_word, word);  // seq_cst: pairs with the sleepers check below
     wake_sleepers();
     work_on(word);

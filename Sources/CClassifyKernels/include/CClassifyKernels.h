@@ -16,7 +16,8 @@ enum { CLS_LEVEL_PORTABLE = 0, CLS_LEVEL_AVX2 = 1, CLS_LEVEL_AVX512 = 2 };
 int cls_cpu_kernel_level(void);
 /// 1 when the CPU and OS support AVX2 and FMA, else 0.
 int cls_cpu_has_avx2_fma(void);
-/// The level the kernels use now. Unless set, it is the level named by the environment variable
+/// The level the kernels use now on this thread: the thread's own (cls_kernels_set_thread_level),
+/// else the process-wide one. Unless set, that is the level named by the environment variable
 /// CLASSIFY_KERNELS (avx512, avx2 or portable; capped at what the CPU has, with a line on stderr
 /// when the name is unknown or the CPU lacks it), or else the best the CPU has.
 int cls_kernels_level(void);
@@ -27,8 +28,10 @@ int cls_kernels_set_level(int level);
 int cls_kernel_level_named(const char *name);
 /// "avx512", "avx2" or "portable".
 const char *cls_kernel_level_name(int level);
-/// Forces the baseline variants (0) or the best available (1).
-void cls_kernels_set_vector_path(int enabled);
+/// Makes the kernels called on this thread, and the parallel tasks it starts, use `level`
+/// (capped at cls_cpu_kernel_level()) whatever the process-wide level; -1 removes the thread's
+/// own level. Returns the thread's previous level (-1: none), to restore it.
+int cls_kernels_set_thread_level(int level);
 
 /// Depthwise convolution: out(y,x,c) = clamp(bias[c] + sum_{ky,kx} in(y*sh+ky-pt, x*sw+kx-pl, c) * w[ky][kx][c]).
 /// Weights are packed [kernel_h][kernel_w][channels]; taps outside the input read zero; bias is

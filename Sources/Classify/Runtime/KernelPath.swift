@@ -4,13 +4,15 @@ import CClassifyKernels
 ///
 /// The best one the CPU and OS support is chosen at run time (cpuid and XGETBV); the environment
 /// variable `CLASSIFY_KERNELS=avx512|avx2|portable` or `KernelPath.select(_:)` can force a lower
-/// one, for measurements and tests. The setting is process-wide; change it between inferences.
+/// one, for measurements. That setting is process-wide; change it between inferences.
+/// ``run(on:_:)`` chooses a path for one thread's work only (tests comparing paths while other
+/// work runs in the same process).
 ///
 /// Usage: `let used = KernelPath.select(.avx2)  // returns the path in effect`
 public enum KernelPath: String, Sendable, CaseIterable, Comparable {
     case portable, avx2, avx512
 
-    /// The path the kernels use now.
+    /// The path the kernels use now on this thread.
     ///
     /// Usage: `print(KernelPath.current)`
     public static var current: KernelPath { KernelPath(level: cls_kernels_level()) }
@@ -31,6 +33,17 @@ public enum KernelPath: String, Sendable, CaseIterable, Comparable {
     @discardableResult
     public static func select(_ path: KernelPath) -> KernelPath {
         KernelPath(level: cls_kernels_set_level(path.level))
+    }
+
+    /// Runs `body` with the kernels it calls on this thread, and the parallel tasks they start,
+    /// on `path` (or the best available below it); other threads keep the process-wide path.
+    /// `body` must not suspend or hop threads: the choice belongs to the calling thread.
+    ///
+    /// Usage: `let output = try KernelPath.run(on: .portable) { try network.run(input) }`
+    public static func run<Result>(on path: KernelPath, _ body: () throws -> Result) rethrows -> Result {
+        let outer = cls_kernels_set_thread_level(path.level)
+        defer { cls_kernels_set_thread_level(outer) }
+        return try body()
     }
 
     /// What a CPU needs for this path, for messages about a path that cannot run.

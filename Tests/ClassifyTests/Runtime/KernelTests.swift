@@ -222,6 +222,34 @@ struct KernelTests {
                 #expect(pair == single, "\(operation.kindDescription) \(shape)")
             }
         }
+        // A banded op runs its kernels inside the pool's tasks: the workers must take the path of
+        // the thread that started them (here, a path chosen for this thread alone).
+        let expand = Conv2DOperation(
+            name: "expand", input: 0, output: 1, inputShape: .init(height: 28, width: 13, channels: 24), outChannels: 144,
+            kernel: (1, 1), stride: (1, 1), padding: .none, groups: 1, activation: .relu6,
+            weights: random.floats(144 * 24), bias: random.floats(144))
+        let padding = Padding.same(input: expand.outputShape, kernel: (5, 5), stride: (1, 1))
+        let depthwise = Conv2DOperation(
+            name: "depthwise", input: 1, output: 2, inputShape: expand.outputShape, outChannels: 144, kernel: (5, 5),
+            stride: (1, 1), padding: padding, groups: 144, activation: .relu6, weights: random.floats(144 * 25), bias: random.floats(144))
+        let fused = try #require(PointwiseDepthwiseOperation(expand: expand, depthwise: depthwise, bandBytes: 30_000))
+        let input = random.floats(expand.inputShape.elementCount, in: -3...3)
+        func run(threads: Int) throws -> [Float] {
+            var output = [Float](repeating: .nan, count: depthwise.outputShape.elementCount)
+            var scratch = [Float](repeating: .nan, count: fused.scratchCount)
+            try KernelPaths.with(path, threads: threads) {
+                input.withUnsafeBufferPointer { input in
+                    output.withUnsafeMutableBufferPointer { output in
+                        scratch.withUnsafeMutableBufferPointer { scratch in
+                            fused.run(inputs: [input.baseAddress!], output: output.baseAddress!, scratch: scratch.baseAddress!)
+                        }
+                    }
+                }
+            }
+            return output
+        }
+        let single = try run(threads: 1)
+        for _ in 0..<20 { #expect(try run(threads: 2) == single, "banded expansion and depthwise") }
     }
 
     /// The shipped network compiled with and without fusions: no Add op is left, the big expansions

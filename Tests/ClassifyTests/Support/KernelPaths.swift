@@ -4,9 +4,9 @@ import Testing
 
 /// Runs test code on a chosen kernel path (AVX-512, AVX2+FMA, portable) and thread count.
 ///
-/// Both settings are process-wide, so tests that choose them take one lock: two suites running in
-/// parallel never switch the path under each other. (Other tests may run on whatever path is set
-/// at the moment; every path computes the same results, only the speed differs.)
+/// The path is this thread's own (`KernelPath.run(on:_:)`): other tests running meanwhile keep
+/// the best path, so their results never depend on which paths are being compared. The thread
+/// count is process-wide, so tests that choose it take one lock.
 ///
 /// Usage: `try KernelPaths.with(.avx2, threads: 2) { output = run() }`
 enum KernelPaths {
@@ -15,19 +15,17 @@ enum KernelPaths {
 
     private static let lock = NSLock()
 
-    /// Runs `body` with the kernels on `path` and `threads` compute threads, then restores the
-    /// best path and one thread; skips the test case when this CPU cannot run `path`.
+    /// Runs `body` with its kernels on `path` and `threads` compute threads, then restores one
+    /// thread; skips the test case when this CPU cannot run `path`.
     static func with(_ path: KernelPath, threads: Int = 1, _ body: () throws -> Void) throws {
         try require(path)
         try lock.withLock {
-            let used = KernelPath.select(path)
-            #expect(used == path)
             ComputeThreads.configure(threads)
-            defer {
-                KernelPath.select(.best)
-                ComputeThreads.configure(1)
+            defer { ComputeThreads.configure(1) }
+            try KernelPath.run(on: path) {
+                #expect(KernelPath.current == path)
+                try body()
             }
-            try body()
         }
     }
 

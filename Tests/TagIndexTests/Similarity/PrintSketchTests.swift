@@ -64,9 +64,10 @@ import Testing
         let sketches = Self.sketches(of: Self.prints(count, seed: seed))
         let probe = Self.probe(seed: seed + 100)
         var results: [[Float]] = []
-        for vectorPath: Int32 in [1, 0] {
-            cls_kernels_set_vector_path(vectorPath)
-            defer { cls_kernels_set_vector_path(1) }
+        // The vector path (the best this CPU has) and the scalar one, on this thread only.
+        for level in [Int32(CLS_LEVEL_AVX512), Int32(CLS_LEVEL_PORTABLE)] {
+            let outer = cls_kernels_set_thread_level(level)
+            defer { cls_kernels_set_thread_level(outer) }
             var out = [Float](repeating: .nan, count: count)
             sketches.withUnsafeBytes { raw in
                 PrintSketch.dot(probe: probe, sketches: raw.baseAddress!, count: count, into: &out)

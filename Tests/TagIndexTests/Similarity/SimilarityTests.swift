@@ -294,9 +294,10 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
         let queries = (0..<5).flatMap { _ in (0..<dimension).map { _ in random.unit() - 0.5 } }
         let rowVectors = (0..<3).map { _ in (0..<dimension).map { _ in (random.unit() - 0.5) * 0.2 } }
         let halves = rowVectors.flatMap { $0.map(FeaturePrint.halfBits) }
-        for vectorPath: Int32 in [1, 0] {
-            cls_kernels_set_vector_path(vectorPath)
-            defer { cls_kernels_set_vector_path(1) }
+        // The vector path (the best this CPU has) and the scalar one, on this thread only.
+        for level in [Int32(CLS_LEVEL_AVX512), Int32(CLS_LEVEL_PORTABLE)] {
+            let outer = cls_kernels_set_thread_level(level)
+            defer { cls_kernels_set_thread_level(outer) }
             var out = [Float](repeating: 0, count: 15)
             PrintBlocks.dot(queries: queries, queryCount: 5, rows: halves, count: 3, into: &out)
             for q in 0..<5 {
@@ -305,7 +306,7 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
                     for k in 0..<dimension {
                         expected += queries[q * dimension + k] * FeaturePrint.float(fromHalfBits: halves[r * dimension + k])
                     }
-                    #expect(abs(out[q * 3 + r] - expected) < 1e-4, "path \(vectorPath) q\(q) r\(r)")
+                    #expect(abs(out[q * 3 + r] - expected) < 1e-4, "level \(level) q\(q) r\(r)")
                 }
             }
         }
