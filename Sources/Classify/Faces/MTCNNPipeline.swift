@@ -62,11 +62,11 @@ struct MTCNNPipeline: Sendable {
         boxes = crops.map { boxes[$0.index] }
         let rnetOutputs = try run(rnet, size: 24, crops: crops, resampling: resampling)
         var refined: [Box] = [], regressions: [[Float]] = []
-        for (box, output) in zip(boxes, rnetOutputs) {
-            let p = Double(output["probabilities"]![1])
+        for (index, box) in boxes.enumerated() {
+            let p = Double(rnetOutputs["probabilities"]![index * 2 + 1])
             if p > thresholds.1 {
                 refined.append((box.x1, box.y1, box.x2, box.y2, p))
-                regressions.append(output["boxes"]!)
+                regressions.append(Array(rnetOutputs["boxes"]![(index * 4)..<(index * 4 + 4)]))
             }
         }
         let rnetKept = NonMaximumSuppression.keep(refined, threshold: 0.7, overlap: .union)
@@ -78,17 +78,17 @@ struct MTCNNPipeline: Sendable {
         boxes = crops.map { boxes[$0.index] }
         let onetOutputs = try run(onet, size: 48, crops: crops, resampling: resampling)
         var faces: [FaceBox] = []
-        for (box, output) in zip(boxes, onetOutputs) {
-            let p = Double(output["probabilities"]![1])
+        for (index, box) in boxes.enumerated() {
+            let p = Double(onetOutputs["probabilities"]![index * 2 + 1])
             guard p > thresholds.2 else { continue }
-            let points = output["landmarks"]!.map(Double.init)
+            let points = onetOutputs["landmarks"]![(index * 10)..<(index * 10 + 10)].map(Double.init)
             let w = box.x2 - box.x1 + 1, h = box.y2 - box.y1 + 1
             var landmarks: [Double] = []
             for i in 0..<5 {
                 landmarks.append(w * points[i] + box.x1 - 1)
                 landmarks.append(h * points[5 + i] + box.y1 - 1)
             }
-            let final = regressed((box.x1, box.y1, box.x2, box.y2, p), by: output["boxes"]!)
+            let final = regressed((box.x1, box.y1, box.x2, box.y2, p), by: Array(onetOutputs["boxes"]![(index * 4)..<(index * 4 + 4)]))
             faces.append(FaceBox(x1: final.x1, y1: final.y1, x2: final.x2, y2: final.y2, score: p, landmarks: landmarks))
         }
         let kept = NonMaximumSuppression.keep(faces.map { ($0.x1, $0.y1, $0.x2, $0.y2, $0.score) }, threshold: 0.7, overlap: .minimum)
@@ -159,10 +159,10 @@ struct MTCNNPipeline: Sendable {
     private func run(
         _ network: DetectorNetwork, size: Int, crops: [(index: Int, x: Int, y: Int, width: Int, height: Int)],
         resampling: AreaResampling
-    ) throws(ModelLoadingError) -> [[String: [Float]]] {
-        try network.runEach(count: crops.count, height: size, width: size) { index, input in
+    ) throws(ModelLoadingError) -> [String: [Float]] {
+        try network.runBatched(count: crops.count, height: size, width: size) { index, input in
             let crop = crops[index]
-            resampling.resample(x0: crop.x, y0: crop.y, width: crop.width, height: crop.height, outWidth: size, outHeight: size, into: input.baseAddress!)
+            resampling.resample(x0: crop.x, y0: crop.y, width: crop.width, height: crop.height, outWidth: size, outHeight: size, into: input)
         }
     }
 }

@@ -3,6 +3,9 @@ import CClassifyKernels
 /// A network ready to run: ops in execution order with packed weights, every value's shape, and
 /// the arena layout. Immutable and `Sendable`: one instance serves all concurrent inferences,
 /// each with its own `Workspace`.
+///
+/// A graph compiled for a batch of `batch` inputs holds each value's items back to back in the
+/// arena (`shapes` are per item); a run may use fewer items than that.
 struct CompiledGraph: Sendable {
     let operations: [any GraphOperation]
     let shapes: [FeatureMapShape]
@@ -10,6 +13,7 @@ struct CompiledGraph: Sendable {
     let plan: MemoryPlan
     let scratchCount: Int
     let input: ValueID
+    var batch = 1
 
     func value(named name: String) -> ValueID? { valueNames.firstIndex(of: name) }
 
@@ -24,6 +28,28 @@ struct CompiledGraph: Sendable {
     func run(in workspace: Workspace) {
         Self.withDenormalsFlushed {
             for operation in operations { run(operation, in: workspace) }
+        }
+    }
+
+    /// Runs every op on the first `items` inputs of the batch (at most `batch`), written back to
+    /// back from `pointer(to: input, in:)`: batched ops in one call each, the others item by item.
+    func run(items: Int, in workspace: Workspace) {
+        precondition(items >= 1 && items <= batch, "\(items) items in a batch of \(batch)")
+        Self.withDenormalsFlushed {
+            for operation in operations {
+                let inputs = operation.inputs.map { UnsafePointer(pointer(to: $0, in: workspace)) }
+                let output = pointer(to: operation.output, in: workspace)
+                if let batched = operation as? any BatchedGraphOperation {
+                    batched.run(batch: items, inputs: inputs, output: output, scratch: workspace.scratch)
+                    continue
+                }
+                let inputCounts = operation.inputs.map { shapes[$0].elementCount }, outputCount = shapes[operation.output].elementCount
+                for item in 0..<items {
+                    operation.run(
+                        inputs: zip(inputs, inputCounts).map { $0 + item * $1 }, output: output + item * outputCount,
+                        scratch: workspace.scratch)
+                }
+            }
         }
     }
 

@@ -31,13 +31,17 @@ enum GraphCompiler {
     /// Compiles `nodes` for one input shape; `outputs` are the values read after a run (kept
     /// alive to the end and never fused away).
     ///
-    /// - Parameter fusePReLU: run each PReLU in the store of the op producing its input (see
+    /// - Parameters:
+    ///   - batch: inputs per run (see `CompiledGraph.run(items:in:)`); the arena holds that many
+    ///     items of every value.
+    ///   - fusePReLU: run each PReLU in the store of the op producing its input (see
     ///   `fusePReLUs`); off only to test the fusion.
     static func compile(
         nodes: [ModelDescription.Node], input: String, inputShape: FeatureMapShape, outputs: [String],
-        weights: SafeTensorsFile, descriptionFile: String,
+        weights: SafeTensorsFile, descriptionFile: String, batch: Int = 1,
         fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true, fusePReLU: Bool = true
     ) throws(ModelLoadingError) -> CompiledGraph {
+        precondition(batch >= 1)
         var context = GraphBuildContext(weights: weights, descriptionFile: descriptionFile)
         context.define(input, shape: inputShape)
         var operations: [any GraphOperation] = []
@@ -74,11 +78,11 @@ enum GraphCompiler {
             lastUse[context.valueID(output)!] = operations.count
         }
         // Values no op writes any more (conv outputs folded into an Add) take no space.
-        let sizes = context.shapes.indices.map { $0 == 0 || firstUse[$0] >= 0 ? context.shapes[$0].elementCount : 0 }
+        let sizes = context.shapes.indices.map { $0 == 0 || firstUse[$0] >= 0 ? context.shapes[$0].elementCount * batch : 0 }
         let plan = MemoryPlan(sizes: sizes, firstUse: firstUse, lastUse: lastUse)
         return CompiledGraph(
             operations: operations, shapes: context.shapes, valueNames: context.names, plan: plan,
-            scratchCount: operations.map(\.scratchCount).max() ?? 0, input: 0)
+            scratchCount: operations.map(\.scratchCount).max() ?? 0, input: 0, batch: batch)
     }
 }
 
@@ -128,15 +132,19 @@ extension GraphCompiler {
     /// else: a direct convolution applies the slopes in its own store (`fusingPReLU`); any other
     /// op becomes one `FusedPReLUOperation` (that op writing the PReLU's output, slopes applied in
     /// place).
+    private static func fused<Base: GraphOperation>(_ base: Base, _ prelu: PReLUOperation) -> any GraphOperation {
+        FusedPReLUOperation(base: base, prelu: prelu)
+    }
+
     static func fusePReLUs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
         var readers = [Int](repeating: 0, count: valueCount)
         for operation in operations { for input in operation.inputs { readers[input] += 1 } }
         var result: [any GraphOperation] = []
         for operation in operations {
             if let prelu = operation as? PReLUOperation, let previous = result.last, previous.output == prelu.inputs[0],
-                readers[previous.output] == 1, !keep.contains(previous.output), !(previous is FusedPReLUOperation)
+                readers[previous.output] == 1, !keep.contains(previous.output), !(previous is any PReLUFusedOperation)
             {
-                result[result.count - 1] = (previous as? Conv2DOperation)?.fusingPReLU(prelu) ?? FusedPReLUOperation(base: previous, prelu: prelu)
+                result[result.count - 1] = (previous as? Conv2DOperation)?.fusingPReLU(prelu) ?? fused(previous, prelu)
                 continue
             }
             result.append(operation)

@@ -16,6 +16,14 @@ protocol GraphOperation: Sendable {
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>)
 }
 
+/// An op that runs a whole batch in one call: a dense layer as one GEMM over the items' rows,
+/// a per-pixel op over every item's pixels at once. Other ops run item by item.
+protocol BatchedGraphOperation: GraphOperation {
+    /// Computes `output` for `batch` items stored back to back (each value's items one after
+    /// another, a value's element count apart).
+    func run(batch: Int, inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>)
+}
+
 extension GraphOperation {
     var scratchCount: Int { 0 }
     var kindDescription: String { String(describing: type(of: self)).replacingOccurrences(of: "Operation", with: "") }

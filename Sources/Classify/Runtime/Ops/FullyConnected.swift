@@ -2,10 +2,10 @@ import CClassifyKernels
 
 /// y = W x + b with W given [outFeatures][inFeatures] (row-major, as converted), fused activation.
 ///
-/// Runs as a one-row GEMM on the pointwise kernel (`cls_gemm_packed`): W is [n][k] in GEMM terms
-/// and is packed once into panels of 16 outputs; bias and clamp happen in the store, and with two
-/// threads the panels are split between them.
-struct FullyConnectedOperation: GraphOperation {
+/// Runs as a GEMM on the pointwise kernel (`cls_gemm_packed`), one row per item of the batch:
+/// W is [n][k] in GEMM terms and is packed once into panels of 16 outputs; bias and clamp happen
+/// in the store, and with two threads the panels are split between them.
+struct FullyConnectedOperation: BatchedGraphOperation {
     let name: String
     let inputs: [ValueID]
     let output: ValueID
@@ -38,9 +38,13 @@ struct FullyConnectedOperation: GraphOperation {
     }
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        run(batch: 1, inputs: inputs, output: output, scratch: scratch)
+    }
+
+    func run(batch: Int, inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         let (lower, upper) = activation.clampRange
         cls_gemm_packed(
-            1, outFeatures, inFeatures, inputs[0], inFeatures, packedWeights.base, bias.base, lower, upper,
+            batch, outFeatures, inFeatures, inputs[0], inFeatures, packedWeights.base, bias.base, lower, upper,
             nil, -.infinity, .infinity, output, outFeatures)
     }
 }

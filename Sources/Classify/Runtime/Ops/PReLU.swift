@@ -3,7 +3,7 @@
 ///
 /// The graph compiler folds a PReLU into the op that produces its input (see `FusedPReLUOperation`),
 /// so in practice the slopes are applied right after that op's store, while the output is hot.
-struct PReLUOperation: GraphOperation {
+struct PReLUOperation: BatchedGraphOperation {
     let name: String
     let inputs: [ValueID]
     let output: ValueID
@@ -11,7 +11,12 @@ struct PReLUOperation: GraphOperation {
     let slopes: AlignedFloats
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        Self.apply(slopes.base, channels: slopes.count, pixels: pixelCount, input: inputs[0], output: output)
+        run(batch: 1, inputs: inputs, output: output, scratch: scratch)
+    }
+
+    /// A batch's items are more pixels.
+    func run(batch: Int, inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        Self.apply(slopes.base, channels: slopes.count, pixels: pixelCount * batch, input: inputs[0], output: output)
     }
 
     /// The kernel: SIMD over channels in groups of 8 with a scalar tail. `output` may equal `input`.
@@ -49,9 +54,9 @@ extension PReLUOperation: GraphOperationBuilder {
 
 /// An op followed by the PReLU that is the only reader of its output, run as one: the base op
 /// writes the PReLU's output buffer and the slopes are applied there in place, so the
-/// intermediate map never exists (see `GraphCompiler.fusePReLUs`).
-struct FusedPReLUOperation: GraphOperation {
-    let base: any GraphOperation
+/// intermediate map never exists (see `GraphCompiler.fusePReLUs`). Batched when its base is.
+struct FusedPReLUOperation<Base: GraphOperation>: PReLUFusedOperation {
+    let base: Base
     let prelu: PReLUOperation
 
     var name: String { base.name + "+" + prelu.name }
@@ -65,3 +70,13 @@ struct FusedPReLUOperation: GraphOperation {
         PReLUOperation.apply(prelu.slopes.base, channels: prelu.slopes.count, pixels: prelu.pixelCount, input: output, output: output)
     }
 }
+
+extension FusedPReLUOperation: BatchedGraphOperation where Base: BatchedGraphOperation {
+    func run(batch: Int, inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        base.run(batch: batch, inputs: inputs, output: output, scratch: scratch)
+        PReLUOperation.apply(prelu.slopes.base, channels: prelu.slopes.count, pixels: prelu.pixelCount * batch, input: output, output: output)
+    }
+}
+
+/// An op that already applies a PReLU after its own work (so a second one is not fused into it).
+protocol PReLUFusedOperation: GraphOperation {}

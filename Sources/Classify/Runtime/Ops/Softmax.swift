@@ -2,7 +2,7 @@ import Foundation
 
 /// exp(x - max) / sum over the channels of each pixel (the last axis); a vector is a single
 /// pixel. Subtracting the maximum keeps exp from overflowing.
-struct SoftmaxOperation: GraphOperation {
+struct SoftmaxOperation: BatchedGraphOperation {
     let name: String
     let inputs: [ValueID]
     let output: ValueID
@@ -10,7 +10,12 @@ struct SoftmaxOperation: GraphOperation {
     let channels: Int
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        for pixel in 0..<pixelCount {
+        run(batch: 1, inputs: inputs, output: output, scratch: scratch)
+    }
+
+    /// A batch's items are more pixels.
+    func run(batch: Int, inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        for pixel in 0..<(pixelCount * batch) {
             let input = inputs[0] + pixel * channels, output = output + pixel * channels
             var largest = -Float.infinity
             for i in 0..<channels { largest = max(largest, input[i]) }
