@@ -14,6 +14,9 @@ import Foundation
 //
 // Input layout: byte 0 chooses what the rest is: bits 0-1 = 0 image bytes, 1 EXIF in a JPEG, 2 EXIF
 // in a PNG, 3 image bytes decoded at reduced size; the other bits pick the reduced size.
+//
+// A decoded image of at most `faceDetectionPixelLimit` pixels also goes through the face
+// detector (any size and aspect ratio a file can claim: 1 x 60,000, 12 x 13, ...).
 
 /// The libFuzzer entry point: never returns non-zero; a bug is a crash, a sanitizer report or a
 /// broken invariant (which traps).
@@ -29,6 +32,11 @@ enum FuzzDecode {
     /// Largest picture decoded while fuzzing: headers may claim anything, and the pixel limit itself
     /// is tested elsewhere; this keeps a single input from allocating gigabytes.
     static let maximumPixelCount = 1 << 22
+    /// Largest decoded image also run through face detection (small, so each input stays fast).
+    static let faceDetectionPixelLimit = 1 << 16
+    static let faceDetector: FaceDetector = {
+        do { return FaceDetector(model: try FaceDetectorModel.shared()) } catch { fatalError("face model: \(error)") }
+    }()
 
     /// The image an input stands for, and the decoding size to ask for.
     static func image(for input: [UInt8]) -> (bytes: [UInt8], minimumShortSide: Int?)? {
@@ -56,9 +64,25 @@ enum FuzzDecode {
                 // The carrier is 9x5: any orientation gives 9x5 or 5x9.
                 precondition((image.width, image.height) == (9, 5) || (image.width, image.height) == (5, 9), "orientation changed the size")
             }
+            if image.width * image.height <= faceDetectionPixelLimit { checkFaces(in: image) }
         } catch {
             // Every failure is a typed error with a stage and a sentence.
             precondition(error.stage == "read" || error.stage == "decode", "unknown stage")
+            precondition(!error.description.isEmpty, "empty description")
+        }
+    }
+
+    /// Faces in any decodable picture: a result or a typed error, boxes finite and on the picture's scale.
+    static func checkFaces(in image: DecodedImage) {
+        do {
+            let result = try faceDetector.detect(in: image)
+            precondition(result.width == image.originalWidth && result.height == image.originalHeight, "faces on another size")
+            for face in result.faces {
+                let box = face.pixelBoundingBox
+                precondition([box.x, box.y, box.width, box.height].allSatisfy(\.isFinite) && box.width > 0 && box.height > 0, "bad face box")
+                precondition(face.confidence >= faceDetector.minimumConfidence && face.confidence <= 1, "confidence out of range")
+            }
+        } catch {
             precondition(!error.description.isEmpty, "empty description")
         }
     }

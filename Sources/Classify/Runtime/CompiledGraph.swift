@@ -13,7 +13,7 @@ struct CompiledGraph: Sendable {
     let plan: MemoryPlan
     let scratchCount: Int
     let input: ValueID
-    var batch = 1
+    let batch: Int
 
     func value(named name: String) -> ValueID? { valueNames.firstIndex(of: name) }
 
@@ -24,7 +24,8 @@ struct CompiledGraph: Sendable {
         workspace.arena + plan.offsets[value]
     }
 
-    /// Runs every op; the input must already be written at `pointer(to: input, in:)`.
+    /// Runs every op on one input (the first item of a batch), which must already be written at
+    /// `pointer(to: input, in:)`.
     func run(in workspace: Workspace) {
         Self.withDenormalsFlushed {
             for operation in operations { run(operation, in: workspace) }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ClassifySupport
 import Testing
 @testable import Classify
 
@@ -8,7 +8,7 @@ import Testing
 @Suite struct KernelPathTests {
     /// The path `KernelPath.current` reports on a new thread.
     static func pathOnAnotherThread() -> KernelPath? {
-        let seen = Mutex<KernelPath?>(nil)
+        let seen = Locked<KernelPath?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             seen.withLock { $0 = KernelPath.current }
