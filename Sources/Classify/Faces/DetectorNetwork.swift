@@ -78,16 +78,8 @@ final class DetectorNetwork: Sendable {
     /// Runs the network on one normalized NHWC input written by `fill`, returning the outputs by
     /// role (`probabilities`, `boxes`, `landmarks`), each NHWC.
     func run(height: Int, width: Int, fill: (UnsafeMutableBufferPointer<Float>) -> Void) throws(ModelLoadingError) -> [String: [Float]] {
-        try withWorkspace(height: height, width: width) { graph, workspace in
-            fill(UnsafeMutableBufferPointer(start: graph.pointer(to: graph.input, in: workspace), count: graph.shapes[graph.input].elementCount))
-            graph.run(in: workspace)
-            var result: [String: [Float]] = [:]
-            for (role, name) in description.outputs {
-                let value = graph.value(named: name)!
-                result[role] = Array(UnsafeBufferPointer(start: graph.pointer(to: value, in: workspace), count: graph.shapes[value].elementCount))
-            }
-            return result
-        }
+        let count = height * width * description.input.channels
+        return try runBatched(count: 1, height: height, width: width) { _, input in fill(UnsafeMutableBufferPointer(start: input, count: count)) }
     }
 
     /// Runs the network on `count` inputs of one size (R-Net and O-Net over the candidate crops),
