@@ -8,7 +8,8 @@ import GRDB
 /// Usage: `let planner = MatchPlanner(lookup: .sqlite(db), taxonomy: taxonomy, query: query)`
 struct LabelLookup {
     /// Labels whose identifier, display name or synonyms contain `words` (FTS5 semantics: every
-    /// word, `phrase` as consecutive words, `prefix` with the last word as a prefix).
+    /// word, `phrase` as consecutive words, `prefix` as consecutive words the last of which is a
+    /// prefix: `"golden retr"*`, `retriev*`).
     var freeText: (_ words: [String], _ kind: SearchTerm.Kind) throws -> Set<Int64>
     /// Stored image counts of `ids` (0 for labels without images).
     var imageCounts: (_ ids: [Int64]) throws -> [Int64: Int]
@@ -21,12 +22,12 @@ struct LabelLookup {
     static func sqlite(_ db: Database) -> LabelLookup {
         LabelLookup(
             freeText: { words, kind in
-                let tokens = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+                let escaped = words.map { $0.replacingOccurrences(of: "\"", with: "\"\"") }
                 let match: String =
                     switch kind {
-                    case .word: tokens.joined(separator: " ")
-                    case .phrase: "\"" + words.joined(separator: " ") + "\""
-                    case .prefix: (tokens.dropLast() + [tokens.last! + "*"]).joined(separator: " ")
+                    case .word: escaped.map { "\"" + $0 + "\"" }.joined(separator: " ")
+                    case .phrase: "\"" + escaped.joined(separator: " ") + "\""
+                    case .prefix: "\"" + escaped.joined(separator: " ") + "\"*"
                     }
                 return try Set(Int64.fetchAll(
                     db.cachedStatement(sql: "SELECT rowid FROM label_text WHERE label_text MATCH ?"), arguments: [match]))

@@ -4,7 +4,8 @@ import Foundation
 /// `label_text` (tokenizer `unicode61 remove_diacritics 2 separators '_'`): a token is a run of
 /// letters and digits, case-folded and without diacritics; a term matches a label when every one
 /// of its words is a token of the label's identifier, display name or synonyms, a phrase when its
-/// words follow each other in one of them, and a prefix term when its last word starts a token.
+/// words follow each other in one of them, and a prefix term (`retriev*`, `"golden retr"*`) when
+/// its words follow each other there and the last one starts a token.
 /// Backends without FTS5 (PostgreSQL) resolve free-text terms with it.
 ///
 /// Usage: `let ids = LabelTextIndex(taxonomy).matches(["golden"], kind: .word)`
@@ -50,11 +51,12 @@ struct LabelTextIndex: Sendable {
 
     /// Labels matching `words` as a term of `kind`.
     func matches(_ words: [String], kind: SearchTerm.Kind) -> Set<Int64> {
-        // Each quoted word of the FTS5 query is a phrase of its own tokens; a phrase term is one phrase.
+        // Each quoted word of the FTS5 query is a phrase of its own tokens; a phrase or prefix term
+        // is one phrase (a prefix term's last token a prefix).
         let phrases: [[String]] =
             switch kind {
-            case .phrase: [words.flatMap(Self.tokens)]
-            case .word, .prefix: words.map(Self.tokens)
+            case .phrase, .prefix: [words.flatMap(Self.tokens)]
+            case .word: words.map(Self.tokens)
             }
         guard !phrases.isEmpty, phrases.allSatisfy({ !$0.isEmpty }) else { return [] }
         var found: Set<Int64> = []

@@ -16,7 +16,7 @@ import Testing
         try index.replaceTaxonomy(Self.labels, model: FixtureIndex.model)
         let probes: [([String], SearchTerm.Kind)] = [
             (["golden"], .word), (["retriever"], .word), (["golden", "retriever"], .word), (["golden", "retriever"], .phrase),
-            (["retriever", "golden"], .phrase), (["retr"], .prefix), (["gold"], .prefix), (["golden", "ret"], .prefix),
+            (["retriever", "golden"], .phrase), (["retr"], .prefix), (["gold"], .prefix), (["golden", "ret"], .prefix), (["retriever", "gol"], .prefix), (["coated", "ret"], .prefix),
             (["lantern"], .word), (["jack", "o"], .phrase), (["o", "lantern"], .phrase), (["cafe"], .word), (["café"], .word),
             (["CREME"], .word), (["naive"], .word), (["bayes"], .word), (["eclair"], .word), (["ecl"], .prefix), (["x", "ray"], .phrase),
             (["2000"], .word), (["200"], .prefix), (["rontgen"], .word), (["rohre"], .word), (["röntgen", "röhre"], .phrase),

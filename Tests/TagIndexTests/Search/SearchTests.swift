@@ -33,6 +33,15 @@ import Testing
         #expect(try await fixture.paths("retriev*") == retrievers)
         #expect(try await fixture.paths("\"coated retriever\"") == ["flat1.jpg"])
         #expect(try await fixture.paths("\"golden retr\"*") == ["golden1.jpg"])
+        // A quoted prefix is a phrase: its words in this order, next to each other.
+        #expect(try await fixture.paths("\"labrador retr\"*") == ["lab1.png"])
+        await #expect {
+            try await fixture.paths("\"retriever gold\"*")
+        } throws: { error in
+            guard case .unknownLabel(let term, _, _) = error as? TagIndexError else { return false }
+            return term == "retriever gold"
+        }
+        #expect(try await fixture.paths("\"coated retr\"*") == ["flat1.jpg"])
         #expect(try await fixture.index.search("retriever").hits.map(\.score) == [0.9, 0.7, 0.4])
     }
 
