@@ -70,8 +70,9 @@ struct LabelTextIndex: Sendable {
         return found
     }
 
-    /// Whether `phrase` occurs as consecutive tokens of `column`.
-    private static func contains(_ column: [String], _ phrase: [String], lastIsPrefix: Bool) -> Bool {
+    /// Whether `phrase` occurs as consecutive tokens of `column` (its last token only as a
+    /// prefix of one there when `lastIsPrefix`).
+    static func contains(_ column: [String], _ phrase: [String], lastIsPrefix: Bool) -> Bool {
         guard column.count >= phrase.count else { return false }
         for start in 0...(column.count - phrase.count) {
             var matched = true

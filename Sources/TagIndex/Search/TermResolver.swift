@@ -79,7 +79,17 @@ struct TermResolver {
         guard !words.isEmpty else { return [] }
         let found = try lookup.freeText(words, kind)
         // FTS rows can outlive a label only inside a failed write; never return them.
-        return found.filter { taxonomy.labels[$0] != nil }
+        guard kind != .word else { return found.filter { taxonomy.labels[$0] != nil } }
+        // FTS5 (and the in-memory index that mirrors it) holds a label's synonyms as one column, so a
+        // phrase could run from the end of one synonym into the next: keep the labels one of whose
+        // names holds the whole phrase.
+        let phrase = words.flatMap(LabelTextIndex.tokens)
+        return found.filter { id in
+            guard let label = taxonomy.labels[id] else { return false }
+            return ([label.identifier, label.displayName] + label.synonyms).contains { name in
+                LabelTextIndex.contains(LabelTextIndex.tokens(name), phrase, lastIsPrefix: kind == .prefix)
+            }
+        }
     }
 
     /// Images per label (itself or below it, at any stored confidence), for ranking suggestions.

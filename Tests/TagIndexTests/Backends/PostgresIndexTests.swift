@@ -31,6 +31,28 @@ import Testing
         }
         #expect(!memory.matches(["golden"], kind: .word).isEmpty, "the probes match something")
     }
+
+    /// A phrase lies within one name of a label: it never runs from one synonym into the next,
+    /// whichever lookup found the label (FTS5 and the in-memory index both see one synonym column).
+    @Test func aPhraseStaysWithinOneName() throws {
+        let index = try TagIndex.inMemory()
+        try index.replaceTaxonomy(Self.labels, model: FixtureIndex.model)
+        try index.database.read { db in
+            let taxonomy = try index.taxonomy(db)
+            let gate = try #require(taxonomy.labels.first { $0.value.identifier == "golden_gate" }?.key)
+            let lookups: [(String, LabelLookup)] = [
+                ("FTS5", .sqlite(db)), ("memory", .preloaded(labelText: LabelTextIndex(taxonomy), imageCounts: [:], addedLabelIDs: [])),
+            ]
+            for (name, lookup) in lookups {
+                let resolver = TermResolver(lookup: lookup, taxonomy: taxonomy)
+                #expect(try resolver.searched(for: SearchTerm("retriever of", kind: .phrase, offset: 0)).labels == [gate], "\(name)")
+                #expect(try resolver.searched(for: SearchTerm("retriever of sh", kind: .prefix, offset: 0)).labels == [gate], "\(name)")
+                for (text, kind) in [("bridge retriever", SearchTerm.Kind.phrase), ("bridge retr", .prefix), ("creme naive", .phrase)] {
+                    #expect(throws: TagIndexError.self, "\(name): \(text)") { try resolver.searched(for: SearchTerm(text, kind: kind, offset: 0)) }
+                }
+            }
+        }
+    }
 }
 
 /// Searches on a PostgreSQL index (a copy of the fixture) against the same searches on SQLite:
