@@ -15,12 +15,12 @@ import Dispatch
 /// let same = try await work.runPreferring { try await backend.search(query) }
 /// ```
 final class BlockingWork: TaskExecutor, Sendable {
-    private let permits: Permits
+    private let permits: SlotQueue
     private let queue: DispatchQueue
     private static let labelKey = DispatchSpecificKey<String>()
 
     init(width: Int, label: String) {
-        permits = Permits(count: max(1, width))
+        permits = SlotQueue(count: max(1, width))
         queue = DispatchQueue(label: label, attributes: .concurrent)
         queue.setSpecific(key: Self.labelKey, value: label)
     }
@@ -30,25 +30,25 @@ final class BlockingWork: TaskExecutor, Sendable {
 
     /// Runs `body` on a Dispatch thread once a slot is free; returns or throws what it did.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        await permits.acquire()
+        let permit = await permits.take()
         let result: Result<T, any Error> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Result { try body() }) }
         }
-        await permits.release()
+        await permits.give(back: permit)
         return try result.get()
     }
 
     /// Runs `body` with this as its preferred task executor once a slot is free: its
     /// nonisolated code (and the synchronous calls it makes) runs on the Dispatch threads.
     func runPreferring<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        await permits.acquire()
+        let permit = await permits.take()
         let result: Result<T, any Error>
         do {
             result = .success(try await withTaskExecutorPreference(self) { try await body() })
         } catch {
             result = .failure(error)
         }
-        await permits.release()
+        await permits.give(back: permit)
         return try result.get()
     }
 
@@ -56,29 +56,5 @@ final class BlockingWork: TaskExecutor, Sendable {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }
-    }
-}
-
-/// A counting semaphore for tasks: `acquire` suspends (without blocking a thread) until a permit is free.
-private actor Permits {
-    private var available: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(count: Int) { available = count }
-
-    func acquire() async {
-        if available > 0 {
-            available -= 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            available += 1
-        } else {
-            waiting.removeFirst().resume()
-        }
     }
 }
