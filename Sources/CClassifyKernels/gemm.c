@@ -243,7 +243,7 @@ void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, c
     int wide = 0;
 #if CLS_HAS_AVX512_VARIANT
     // Narrow outputs whose last panel is at most half used (n = 24, 40) stay on the AVX2 tiles,
-    // whose 12x8 tail tile wastes no FMAs on padding: measured faster per layer (README).
+    // whose 12x8 tail tile wastes no FMAs on padding: measured faster per layer (docs/performance.md).
     wide = cls_use_avx512() && !(n < 64 && n % PANEL != 0 && n % PANEL <= 8);
 #endif
     const size_t tile_m = wide ? GEMM_AVX512_TILE_M : TILE_M;

@@ -74,7 +74,7 @@ public enum ObservationFilter: Sendable, Hashable {
     /// Vision's sample uses recall 0.8, but on this model's curves the highest threshold keeping
     /// 80% recall is so high that it kept fewer labels than the high-precision filter (3.9 vs 4.9
     /// per photo on the 500-photo calibration set). At recall 0.95 it keeps 5.9 labels per photo
-    /// with recall 0.956 and precision 0.829 (README, "Filters").
+    /// with recall 0.956 and precision 0.829 (docs/model.md, "Labels and filters").
     case highRecall
     /// Fewer labels, rarely wrong: Vision's `hasMinimumRecall(0.01, forPrecision: 0.9)`; on the
     /// calibration set it keeps 4.9 labels per photo with precision 0.937 and recall 0.927.

@@ -16,7 +16,7 @@ final class DetectorNetwork: Sendable {
     static let pooledFloatLimit = 64 << 20  // 256 MB
     /// Cached graphs kept at most (different photo sizes give different pyramid levels).
     static let cacheLimit = 96
-    /// Crops per run of R-Net and O-Net (`runBatched`), chosen by measurement: see the README.
+    /// Crops per run of R-Net and O-Net (`runBatched`), chosen by measurement: see docs/faces.md, "How faces are found".
     static let batchSize = 16
 
     /// A compiled graph's input size and batch.

@@ -22,7 +22,7 @@ public struct FaceDetector: Sendable {
     /// so the pyramid is the same and needs no extra downscale pass; a larger one is first
     /// downscaled to this short side. The default 1000 was chosen by measurement: faces of
     /// 40 px pasted into 4000x3000 photos were all found at 1000 (and at 1500, three times
-    /// slower), one in ten at 750 (see the README's face section).
+    /// slower), one in ten at 750 (see docs/faces.md, "Measured").
     /// Usage: `detector.analysisShortSide = 1500`
     public var analysisShortSide = FaceDetector.defaultAnalysisShortSide
     /// Faces below this confidence are dropped, on top of the cascade's own thresholds (0.6,

@@ -88,7 +88,7 @@ extension TagIndex {
     /// The default near-duplicate threshold on the similarity score.
     ///
     /// Measured on 1,000 families made from real photos (resize, JPEG recompression, slight crop,
-    /// brightness change) against the distinct photos: see the README, "Near-duplicates".
+    /// brightness change) against the distinct photos: see docs/similarity.md, "Near-duplicates".
     ///
     /// ```swift
     /// let groups = try index.duplicateGroups(threshold: TagIndex.defaultDuplicateThreshold)

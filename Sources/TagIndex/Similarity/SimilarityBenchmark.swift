@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Builds a synthetic library of feature prints and measures similarity search and
-/// near-duplicate grouping: the figures behind the README's similarity benchmark.
+/// near-duplicate grouping: the figures behind the benchmark in docs/similarity.md ("Speed").
 ///
 /// Prints are sparse non-negative random vectors (like pooled ReLU features), one family of
 /// three near copies every 50 images; images sit in folders of 10,000 (`/bench/d0`, ...).

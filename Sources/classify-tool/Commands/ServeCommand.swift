@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
             named library's files are on this machine (a photo whose file is not
             found shows its labels and a placeholder). Thumbnails are cached in
             $XDG_CACHE_HOME/classify-tool/thumbnails (~/.cache/...). The JSON API is
-            under /api/ (see the README). Ctrl-C stops it.
+            under /api/ (see docs/gallery.md). Ctrl-C stops it.
 
             Examples:
               classify-tool serve --open

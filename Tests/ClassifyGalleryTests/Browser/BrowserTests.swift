@@ -12,7 +12,7 @@ import Testing
 /// thumbnails, uses a facet, opens a photo, follows a similar one, and saves screenshots at laptop
 /// and phone width to `.build/browser-artifacts/`. The photos are classified by the real model:
 /// the three committed test photos and a half-size copy of each (near-duplicates), plus 125
-/// ImageNet photos from `../shared` when it is there (the README's screenshots come from that run).
+/// ImageNet photos from `../shared` when it is there (the screenshots in docs/ come from that run).
 /// The walk runs again over a PostgreSQL copy of the index where Scripts/dev-postgres can start one.
 ///
 /// Needs Debian's chromium and chromium-driver and a Python with selenium: `Scripts/bootstrap
