@@ -168,6 +168,9 @@ let package = Package(
                 "classify-tool", "Classify", "CClassifyCodecs", "ClassifyTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Help"]),
+        // Every relative link and image of the Markdown pages (README.md, CONTRIBUTING.md, docs/, ...) resolves,
+        // fragments included; no dependencies, so `swift build --target DocumentationTests` compiles it alone.
+        .testTarget(name: "DocumentationTests"),
     ],
     swiftLanguageModes: [.v6]
 )
