@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Classify", targets: ["Classify"]),
         .library(name: "TagIndex", targets: ["TagIndex"]),
+        .library(name: "TagIndexPostgres", targets: ["TagIndexPostgres"]),
         .library(name: "ClassifyIndexing", targets: ["ClassifyIndexing"]),
         .library(name: "ClassifyGallery", targets: ["ClassifyGallery"]),
         .library(name: "ClassifyExport", targets: ["ClassifyExport"]),
@@ -83,7 +84,14 @@ let package = Package(
                 // fp16 feature-print dot products (F16C + FMA) for similarity search; plain C, no dependencies.
                 "CClassifyKernels",
                 "ClassifySupport",
-                // The PostgreSQL backend (Backends/PostgreSQL): one index shared by many machines.
+            ]),
+        // The PostgreSQL backend: one index shared by many machines. Its own target so that a
+        // program embedding TagIndex for a SQLite index never compiles a network stack; programs
+        // that want both open locations with `IndexOpener.standard`.
+        .target(
+            name: "TagIndexPostgres",
+            dependencies: [
+                "TagIndex", "ClassifySupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -127,7 +135,27 @@ let package = Package(
         .executableTarget(
             name: "classify-tool",
             dependencies: [
-                "Classify", "TagIndex", "ClassifyIndexing", "ClassifyGallery", "ClassifyExport", "ClassifySupport",
+                "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifyGallery", "ClassifyExport", "ClassifySupport",
+                // `bench`: the model's latency on this machine (LatencyBenchmark).
+                "ClassifyBenchmarks",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: Developer tools (not products: never built for dependents)
+        // Benchmarks: synthetic libraries and workloads, timed; run through classify-bench
+        // (`swift run -c release classify-bench --help`), never in a library a user links.
+        .target(
+            name: "ClassifyBenchmarks",
+            dependencies: [
+                "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifySupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
+        .executableTarget(
+            name: "classify-bench",
+            dependencies: [
+                "ClassifyBenchmarks", "Classify", "TagIndex", "TagIndexPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -135,17 +163,34 @@ let package = Package(
         // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
         // A normal build makes small tools that write seed corpora and replay inputs.
         // ClassifyTestSupport gives them the libFuzzer driver, the replay loop and the test image encoders.
-        .executableTarget(name: "fuzz-decode", dependencies: ["Classify", "CClassifyCodecs", "ClassifyTestSupport"]),
+        .executableTarget(name: "fuzz-decode", dependencies: ["Classify", "CClassifyCodecs", "CClassifyTestEncoders", "ClassifyTestSupport"]),
         .executableTarget(name: "fuzz-query", dependencies: ["TagIndex", "ClassifyTestSupport"]),
 
         // MARK: Tests
+        // JPEG and PNG encoders for odd variants (CMYK, thousands of scans, 16-bit, palettes), in C
+        // because libjpeg and libpng report errors with longjmp.
+        .target(
+            name: "CClassifyTestEncoders", dependencies: ["CClassifyCodecs", "CClassifyJPEG", "CClassifyPNG"],
+            path: "Tests/CClassifyTestEncoders"),
         // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal, exiftool.
-        .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs"], path: "Tests/ClassifyTestSupport"),
-        .testTarget(name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport"], resources: [.copy("Fixtures")]),
+        .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs", "CClassifyTestEncoders"], path: "Tests/ClassifyTestSupport"),
+        // The throwaway PostgreSQL server of the index's tests (Scripts/dev-postgres), a fresh database each.
+        .target(
+            name: "TagIndexTestSupport",
+            dependencies: ["TagIndex", "TagIndexPostgres", "ClassifyTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/TagIndexTestSupport"),
+        .testTarget(
+            name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport", "CClassifyTestEncoders"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "TagIndexTests",
-            dependencies: ["TagIndex", "ClassifySupport", "ClassifyTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]),
-        .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing", "ClassifyTestSupport"]),
+            dependencies: [
+                "TagIndex", "TagIndexPostgres", "ClassifySupport", "ClassifyTestSupport", "TagIndexTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
+        .testTarget(name: "ClassifyIndexingTests", dependencies: ["ClassifyIndexing", "ClassifyTestSupport", "CClassifyTestEncoders"]),
+        // The benchmarks' own checks (small runs that assert what they build); the timed runs are
+        // classify-bench's.
+        .testTarget(name: "ClassifyBenchmarksTests", dependencies: ["ClassifyBenchmarks", "TagIndex", "ClassifyTestSupport", "TagIndexTestSupport"]),
         // Sidecars read back with exiftool (skipped with a message where it is not installed).
         .testTarget(name: "ClassifyExportTests", dependencies: ["ClassifyExport", "TagIndex", "ClassifySupport", "ClassifyTestSupport"]),
         // Routes in-process (HummingbirdTesting, no sockets) on generated photos, over SQLite and over
@@ -154,7 +199,7 @@ let package = Package(
         .testTarget(
             name: "ClassifyGalleryTests",
             dependencies: [
-                "ClassifyGallery", "ClassifyIndexing", "Classify", "TagIndex", "ClassifyTestSupport",
+                "ClassifyGallery", "ClassifyIndexing", "Classify", "TagIndex", "TagIndexPostgres", "ClassifyTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -165,7 +210,8 @@ let package = Package(
         .testTarget(
             name: "ClassifyToolTests",
             dependencies: [
-                "classify-tool", "Classify", "CClassifyCodecs", "ClassifyTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "classify-tool", "classify-bench", "Classify", "TagIndex", "CClassifyCodecs", "CClassifyTestEncoders", "ClassifyTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Help"]),
         // Every relative link and image of the Markdown pages (README.md, CONTRIBUTING.md, docs/, ...) resolves,

@@ -3,10 +3,10 @@ import ClassifySupport
 import Foundation
 import TagIndex
 
-/// Keeps a shared PostgreSQL index in sync with folders, side by side with any number of other
-/// indexers (processes on this machine or others, over the same or overlapping folders).
+/// Keeps a shared index (a ``SharedIndex``: PostgreSQL) in sync with folders, side by side with any
+/// number of other indexers (processes on this machine or others, over the same or overlapping folders).
 ///
-/// One task walks the folders and queues what needs reading (see ``PostgresIndexRun``);
+/// One task walks the folders and queues what needs reading (see ``SharedIndexRun``);
 /// `jobs` workers, each with its own connection, claim a batch of queued files at a time (32 by
 /// default), read and hash each once, let the index recognise touched, moved and copied files by
 /// their content hash (one look for the whole batch), classify the rest, and write the batch,
@@ -20,7 +20,7 @@ import TagIndex
 /// claims back. The result of a run is a ``FolderIndexer/Report``, as for a SQLite index.
 ///
 /// ```swift
-/// let indexer = SharedFolderIndexer(database: descriptor, classifier: try ImageClassifier())
+/// let indexer = SharedFolderIndexer(database: try IndexOpener.standard.sharedIndex(at: location), classifier: try ImageClassifier())
 /// let report = try await indexer.run(SharedFolderIndexer.Options(roots: [try LibraryRoot(parsing: "photos=/mnt/nas/photos")]))
 /// print(report.summary)
 /// ```
@@ -38,7 +38,7 @@ public struct SharedFolderIndexer: Sendable {
         /// Walked files are queued this many at a time.
         public var planChunkSize = 256
         /// Leases, patience with server faults, abandoned claims.
-        public var settings = PostgresIndexRun.Settings()
+        public var settings = SharedRunSettings()
         /// How often an idle worker looks at the queue again.
         public var pollInterval: Duration = .milliseconds(200)
         /// Called (from the walk) with each file passed over as not an image.
@@ -53,14 +53,15 @@ public struct SharedFolderIndexer: Sendable {
         }
     }
 
-    public let database: PostgresDescriptor
+    /// The index the run fills.
+    public let database: any SharedIndex
     public let classifier: ImageClassifier
     public let vocabulary: IndexVocabulary
     /// Finds and stores the faces of every classified image; nil skips faces.
     public let faceDetector: FaceDetector?
 
-    /// Usage: `SharedFolderIndexer(database: descriptor, classifier: classifier)`
-    public init(database: PostgresDescriptor, classifier: ImageClassifier, faceDetector: FaceDetector? = nil) {
+    /// Usage: `SharedFolderIndexer(database: shared, classifier: classifier)`
+    public init(database: any SharedIndex, classifier: ImageClassifier, faceDetector: FaceDetector? = nil) {
         self.database = database
         self.classifier = classifier
         self.faceDetector = faceDetector
@@ -77,8 +78,8 @@ public struct SharedFolderIndexer: Sendable {
     public func run(_ options: Options, progress: @escaping @Sendable (FolderIndexer.Progress) -> Void = { _ in }) async throws -> FolderIndexer.Report {
         let clock = ContinuousClock()
         let start = clock.now
-        let run = try await PostgresIndexRun.begin(
-            database, roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
+        let run = try await database.beginRun(
+            roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
             vocabulary: vocabulary.searchWords, settings: options.settings)
         let scan = ScanState()
         let tally = Locked(Tally())
@@ -135,7 +136,7 @@ public struct SharedFolderIndexer: Sendable {
     /// Walks the roots and queues what needs reading; paths the walk could not use are written
     /// as failures at once.
     private func walk(
-        _ run: PostgresIndexRun, _ options: Options, _ scan: ScanState, problems reported: @Sendable (Int, [FolderIndexer.Failure], Int, Int) -> Void
+        _ run: any SharedIndexRun, _ options: Options, _ scan: ScanState, problems reported: @Sendable (Int, [FolderIndexer.Failure], Int, Int) -> Void
     ) async throws {
         let worker = run.makeWorker()
         do {
@@ -195,7 +196,7 @@ public struct SharedFolderIndexer: Sendable {
     /// new, updated)`: files finished, those that failed, classified files new to the index and
     /// classified files it held before.
     private func work(
-        _ run: PostgresIndexRun, _ options: Options, _ scan: ScanState,
+        _ run: any SharedIndexRun, _ options: Options, _ scan: ScanState,
         finished: @Sendable (Int, [FolderIndexer.Failure], Int, Int) -> Void
     ) async throws {
         let worker = run.makeWorker()
@@ -264,7 +265,7 @@ public struct SharedFolderIndexer: Sendable {
     }
 
     /// Reads and hashes a claimed file, or says why it cannot be indexed.
-    private func read(_ claim: ClaimedFile, _ run: PostgresIndexRun) -> ReadFile {
+    private func read(_ claim: ClaimedFile, _ run: any SharedIndexRun) -> ReadFile {
         let facts = claim.facts
         if claim.attempts > run.settings.maximumAttempts {
             let error = ClassificationError(

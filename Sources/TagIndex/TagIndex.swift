@@ -27,7 +27,7 @@ public final class TagIndex: Sendable {
     /// ```
     public static let storageFloor = StorageFormat.storageFloor
 
-    let database: any DatabaseWriter
+    package let database: any DatabaseWriter
     /// The database path, or `:memory:`.
     let location: String
     let taxonomyCache = Locked<TaxonomySnapshot?>(nil)
@@ -178,7 +178,7 @@ public final class TagIndex: Sendable {
     }
 
     /// The taxonomy as of `db`'s snapshot, from the cache when unchanged.
-    func taxonomy(_ db: Database) throws -> TaxonomySnapshot {
+    package func taxonomy(_ db: Database) throws -> TaxonomySnapshot {
         let generation = try TaxonomySnapshot.generation(db)
         if let cached = taxonomyCache.withLock({ $0 }), cached.generation == generation {
             return cached
@@ -237,4 +237,18 @@ public struct IndexStatistics: Sendable, Hashable {
     public var imagesWithFacesCount = 0
     /// Stored faces, all images together.
     public var faceCount = 0
+
+    /// Memberwise, for the backends of this package.
+    package init(
+        imageCount: Int, failedCount: Int, labelCount: Int, observationCount: Int, faceScannedCount: Int = 0,
+        imagesWithFacesCount: Int = 0, faceCount: Int = 0
+    ) {
+        self.imageCount = imageCount
+        self.failedCount = failedCount
+        self.labelCount = labelCount
+        self.observationCount = observationCount
+        self.faceScannedCount = faceScannedCount
+        self.imagesWithFacesCount = imagesWithFacesCount
+        self.faceCount = faceCount
+    }
 }

@@ -35,7 +35,16 @@ struct ClassifyTool: AsyncParsableCommand {
               classify-tool serve --open
             """,
         version: ClassifyVersion.current,
-        subcommands: [ClassifyCommand.self, FacesCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, EvaluateCommand.self, CalibrateCommand.self, LabelsCommand.self, BenchCommand.self, SimilarCommand.self, DuplicatesCommand.self, ServeCommand.self, SimilarBenchCommand.self, IndexBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, CopyCommand.self]
+        subcommands: [
+            ClassifyCommand.self, FacesCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, SimilarCommand.self,
+            DuplicatesCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, LabelsCommand.self, ServeCommand.self,
+            CopyCommand.self,
+        ],
+        // What a photo owner uses comes first; measuring and tuning the model on this machine apart.
+        // The developers' benchmarks are the separate classify-bench executable.
+        groupedSubcommands: [
+            CommandGroup(name: "Measure and tune the model", subcommands: [BenchCommand.self, EvaluateCommand.self, CalibrateCommand.self])
+        ]
     )
 
     /// Runs the command line; usage errors exit 1 (ArgumentParser's default would be 64).

@@ -1,4 +1,5 @@
 import CClassifyCodecs
+import CClassifyTestEncoders
 import Classify
 import Foundation
 import TagIndex

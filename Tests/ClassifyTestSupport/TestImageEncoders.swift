@@ -1,4 +1,5 @@
 import CClassifyCodecs
+import CClassifyTestEncoders
 
 extension cls_message {
     /// The NUL-terminated text the C layer wrote.

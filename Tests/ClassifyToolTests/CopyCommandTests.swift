@@ -11,7 +11,7 @@ struct CopyCommandTests {
         defer { fixture.remove() }
         let original = fixture.root.appending(path: "original.sqlite").path
         let back = fixture.root.appending(path: "back.sqlite").path
-        let built = try Tool.run(["bench-index", "--images", "1000", "--db", original])
+        let built = try Tool.run(["index", "--images", "1000", "--db", original], executable: Tool.benchExecutable)
         try #require(built.status == 0, "\(built.stderr)")
         let database = try DevPostgres.freshDatabase()
 
@@ -79,7 +79,7 @@ struct CopyCommandTests {
         #expect(unsupported.status == 1)
         #expect(unsupported.stderr.contains("unsupported kind (mysql://)") && !unsupported.stderr.contains("hunter2"), "\(unsupported.stderr)")
 
-        let built = try Tool.run(["bench-index", "--images", "1000", "--db", file])
+        let built = try Tool.run(["index", "--images", "1000", "--db", file], executable: Tool.benchExecutable)
         try #require(built.status == 0, "\(built.stderr)")
         let unreachable = try Tool.run(["copy", "--from", file, "--to", "postgres://classify:hunter2@127.0.0.1:1/photos"])
         #expect(unreachable.status == 1)

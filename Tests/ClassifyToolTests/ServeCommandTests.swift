@@ -57,7 +57,7 @@ import Glibc
         let fixture = try Fixture.empty("serve-postgres")
         defer { fixture.remove() }
         let original = fixture.root.appending(path: "original.sqlite").path
-        let built = try Tool.run(["bench-index", "--images", "1000", "--db", original])
+        let built = try Tool.run(["index", "--images", "1000", "--db", original], executable: Tool.benchExecutable)
         try #require(built.status == 0, "\(built.stderr)")
         let database = try DevPostgres.freshDatabase()
         try #require(try Tool.run(["copy", "--from", original, "--to", database]).status == 0)

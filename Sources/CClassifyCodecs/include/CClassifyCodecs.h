@@ -19,6 +19,5 @@
 #include "cls_tiff_decoder.h"
 #include "cls_gif_decoder.h"
 #include "cls_raw_preview.h"
-#include "cls_test_encoders.h"
 
 #endif

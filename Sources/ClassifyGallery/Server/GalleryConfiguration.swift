@@ -5,13 +5,17 @@ import TagIndex
 ///
 /// ```swift
 /// var configuration = GalleryConfiguration(location: try IndexLocation(parsing: "postgres://me@nas/photos"))
+/// configuration.opener = .standard
 /// configuration.roots = [try LibraryRoot(parsing: "photos=/mnt/nas/photos")]
 /// configuration.port = 8080
 /// ```
 public struct GalleryConfiguration: Sendable {
     /// The index to show: a SQLite file (opened read-only, so `classify-tool index` can write to
-    /// it meanwhile) or a PostgreSQL database.
+    /// it meanwhile) or a database server's.
     public var location: IndexLocation
+    /// Opens the index: SQLite alone unless the program passes server backends
+    /// (`IndexOpener.standard` from TagIndexPostgres adds PostgreSQL).
+    public var opener = IndexOpener()
     /// Named library roots: where the files stored as `NAME:/relative/path` (a shared index's
     /// named libraries) are on this machine. Absolute paths need none.
     public var roots: [LibraryRoot] = []

@@ -14,11 +14,12 @@ import TagIndex
 /// network sends no reset) is a 503 too, and its connection is given up for a new one.
 ///
 /// ```swift
-/// let index = try await GalleryIndex(location: .sqlite(url), work: BlockingWork(width: 2, label: "db"))
+/// let index = try await GalleryIndex(location: .sqlite(url), opener: IndexOpener(), work: BlockingWork(width: 2, label: "db"))
 /// let page = try await index.read { try await $0.search(Query()) }
 /// ```
 final class GalleryIndex: Sendable {
     let location: IndexLocation
+    let opener: IndexOpener
     /// How long a PostgreSQL read may wait for the server (tests shorten it for one request).
     let deadline: Locked<Duration>
     private let work: BlockingWork
@@ -33,32 +34,26 @@ final class GalleryIndex: Sendable {
 
     /// Opens the index (read-only for SQLite; the first connection for PostgreSQL); throws when
     /// it cannot be read.
-    init(location: IndexLocation, work: BlockingWork, connections: Int = 2, deadline: Duration = .seconds(60)) async throws {
+    init(location: IndexLocation, opener: IndexOpener, work: BlockingWork, connections: Int = 2, deadline: Duration = .seconds(60)) async throws {
         self.location = location
+        self.opener = opener
         self.deadline = Locked(deadline)
         self.work = work
         let count: Int
-        if case .postgres = location { count = max(1, connections) } else { count = 1 }
-        let first = try await Self.open(location)
+        count = opener.allowsConcurrentConnections(location) ? max(1, connections) : 1
+        let first = try await opener.openForReading(location)
         slots = (0..<count).map { Locked($0 == 0 ? first : nil) }
         free = SlotQueue(count: count)
-    }
-
-    static func open(_ location: IndexLocation) async throws -> any IndexBackend {
-        switch location {
-        case .sqlite(let url): try TagIndex(readingFrom: url)
-        case .postgres(let descriptor): try await PostgresIndex.open(descriptor)
-        }
     }
 
     /// Runs `body` on the index: SQLite's blocking reads on the pool's threads, PostgreSQL's on a
     /// free connection, opened again first when it broke.
     func read<T: Sendable>(_ body: @escaping @Sendable (any IndexBackend) async throws -> T) async throws -> T {
-        switch location {
-        case .sqlite:
+        if !opener.allowsConcurrentConnections(location) {
+            // SQLite: one connection, whose blocking reads run on the pool's threads.
             let index = slots[0].withLock { $0 }!
             return try await work.runPreferring { try await body(index) }
-        case .postgres:
+        } else {
             let slot = await free.take()
             do {
                 let index = try await connected(slot)
@@ -88,12 +83,12 @@ final class GalleryIndex: Sendable {
     /// a 503 while the server cannot be reached.
     private func connected(_ slot: Int) async throws -> any IndexBackend {
         if let index = slots[slot].withLock({ $0 }), !Self.isBroken(index, abandoned: abandoned) { return index }
-        return try await reopening.value(for: slot) { [location, slots, abandoned] in
+        return try await reopening.value(for: slot) { [location, opener, slots, abandoned] in
             let broken = slots[slot].withLock { $0 }
             if let broken, !Self.isBroken(broken, abandoned: abandoned) { return broken }
             let fresh: any IndexBackend
             do {
-                fresh = try await Self.open(location)
+                fresh = try await opener.openForReading(location)
             } catch {
                 throw GalleryError(.serviceUnavailable, "The index at \(location) cannot be reached right now (\(error)); try again in a moment.")
             }

@@ -16,7 +16,7 @@ final class GalleryServices: Sendable {
 
     init(configuration: GalleryConfiguration) async throws {
         index = try await GalleryIndex(
-            location: configuration.location,
+            location: configuration.location, opener: configuration.opener,
             work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"),
             connections: configuration.concurrency, deadline: configuration.databaseDeadline)
         roots = configuration.roots

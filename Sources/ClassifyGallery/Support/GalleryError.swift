@@ -53,14 +53,10 @@ struct GalleryError: Error, Sendable {
             case .anotherRunInProgress, .runFinished:
                 return GalleryError(.internalServerError, "The server hit an unexpected error.")
             }
-        case let error as PostgresBackendError:
+        case let error as any IndexServerError:
             // The message names the server (host:port), never a password.
-            switch error {
-            case .statement where !error.isConnectionFailure:
-                return GalleryError(.internalServerError, "The server hit an unexpected error.")
-            default:
-                return GalleryError(.serviceUnavailable, "The index cannot be read right now (\(error)); try again in a moment.")
-            }
+            guard error.isUnavailable else { return GalleryError(.internalServerError, "The server hit an unexpected error.") }
+            return GalleryError(.serviceUnavailable, "The index cannot be read right now (\(error)); try again in a moment.")
         case let error as HTTPError:
             return GalleryError(error.status, error.body ?? Self.sentence(for: error.status))
         default:

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What the commands read from (and correct in) an index, whichever database holds it: the
-/// SQLite ``TagIndex`` and the PostgreSQL ``PostgresIndex`` both conform, with the same answers on
-/// the same index (the PostgreSQL suites compare them on copies of one index).
+/// SQLite ``TagIndex`` and the PostgreSQL index of the module TagIndexPostgres both conform, with
+/// the same answers on the same index (the behaviour suites compare them on copies of one index).
 ///
 /// The SQLite index answers synchronously; its methods satisfy the asynchronous requirements as
 /// they are (a caller that must keep blocking reads off Swift's cooperative threads runs them
@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Usage:
 /// ```swift
-/// let index: any IndexBackend = try await PostgresIndex.open(descriptor)
+/// let index: any IndexBackend = try await IndexOpener.standard.open(location)
 /// let counts = try await index.labelImageCounts()
 /// await index.close()
 /// ```
@@ -137,7 +137,7 @@ public protocol IndexBackend: AnyObject, Sendable {
     /// Whether the connection to the database is gone (the server restarted or went away), so
     /// the index must be opened again before it can answer (never for SQLite).
     ///
-    /// Usage: `if index.isConnectionClosed { index = try await PostgresIndex.open(descriptor) }`
+    /// Usage: `if index.isConnectionClosed { index = try await opener.open(location) }`
     var isConnectionClosed: Bool { get }
 
     /// Gives back the connection (nothing to do for SQLite).
@@ -165,12 +165,4 @@ extension TagIndex: IndexBackend {
             total + (((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0)
         }
     }
-}
-
-extension PostgresIndex: IndexBackend {
-    /// Whether the server closed the connection (a restart, a network cut): searches fail until
-    /// the index is opened again.
-    ///
-    /// Usage: `if index.isConnectionClosed { index = try await PostgresIndex.open(descriptor) }`
-    public var isConnectionClosed: Bool { session.connection.isClosed }
 }

@@ -53,7 +53,7 @@ extension TagIndex {
 
     /// How much of an image (its stored dominant colors, 4 bytes each) lies within `radius` of
     /// `target` in Lab: each color's weight times its closeness. Both backends rank by it.
-    static func colorScore<Bytes: RandomAccessCollection>(_ bytes: Bytes, target: LabColor, radius: Float) -> Float
+    package static func colorScore<Bytes: RandomAccessCollection>(_ bytes: Bytes, target: LabColor, radius: Float) -> Float
     where Bytes.Element == UInt8, Bytes.Index == Int {
         var score: Float = 0
         var offset = bytes.startIndex

@@ -57,7 +57,7 @@ public struct IndexedColor: Sendable, Hashable {
     }
 
     /// The stored form of a list of colors (heaviest ``maximumCount`` kept).
-    static func encode(_ colors: [IndexedColor]) -> Data? {
+    package static func encode(_ colors: [IndexedColor]) -> Data? {
         guard !colors.isEmpty else { return nil }
         var bytes: [UInt8] = []
         for color in colors.sorted(by: { $0.weight > $1.weight }).prefix(maximumCount) {
@@ -67,7 +67,7 @@ public struct IndexedColor: Sendable, Hashable {
     }
 
     /// Reads colors back from their stored form.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> [IndexedColor] {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> [IndexedColor] {
         stride(from: 0, to: bytes.count - bytes.count % 4, by: 4).map { offset in
             IndexedColor(red: bytes[offset], green: bytes[offset + 1], blue: bytes[offset + 2], weight: Double(bytes[offset + 3]) / 255)
         }
@@ -75,7 +75,7 @@ public struct IndexedColor: Sendable, Hashable {
 }
 
 /// CIELAB (D65) for scoring colors: CIE76 distance approximates how different two colors look.
-struct LabColor {
+package struct LabColor {
     var l: Float, a: Float, b: Float
 
     /// sRGB byte -> linear light.
@@ -84,7 +84,7 @@ struct LabColor {
         return c <= 0.04045 ? c / 12.92 : Float(pow(Double((c + 0.055) / 1.055), 2.4))
     }
 
-    init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         let r = Self.linear[Int(red)], g = Self.linear[Int(green)], bl = Self.linear[Int(blue)]
         let x = (0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047
         let y = 0.2126 * r + 0.7152 * g + 0.0722 * bl

@@ -17,7 +17,7 @@ extension Corrections {
     /// The labels a person added to some image. A search gives only these a threshold beyond what
     /// calibration allows, so a calibrated term does not read the postings of every parent label
     /// of its subtree.
-    static func addedLabelIDs(_ db: Database) throws -> Set<Int64> {
+    package static func addedLabelIDs(_ db: Database) throws -> Set<Int64> {
         Set(try Int64.fetchAll(db, sql: """
             SELECT DISTINCT l.id FROM corrections AS c JOIN labels AS l ON l.identifier = c.label WHERE c.added = 1
             """))

@@ -13,13 +13,13 @@
 ///    confidence alone does not hold it.
 /// 4. An added label gets confidence 1 (and raises its ancestors as any observation does). Adds are
 ///    applied after removals, so a breed added under a removed `dog` brings `dog` back as its parent.
-enum CorrectionRules {
+package enum CorrectionRules {
     /// The quantized confidence of an added label: 1.
     static let certain = StorageFormat.quantize(1)
 
     /// The own confidences after the corrections, from the model's own confidences (label id ->
     /// quantized confidence).
-    static func apply(
+    package static func apply(
         model: [Int64: Int], removed: [Int64], added: [Int64], taxonomy: TaxonomySnapshot
     ) -> [Int64: Int] {
         var confidence = model

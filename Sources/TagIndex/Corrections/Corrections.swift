@@ -5,12 +5,12 @@ import GRDB
 /// and the step that turns what the model gave an image into its corrected labels
 /// (``CorrectionRules``). Corrected labels are written to `observations` like any others, so
 /// search, facets, `show` and export read one set and agree without knowing about corrections.
-enum Corrections {
+package enum Corrections {
     typealias Labels = [(labelID: Int64, confidence: Int)]
 
     /// A stored correction row.
-    struct Stored {
-        var identifier: String
+    package struct Stored {
+        package var identifier: String
         var added: Bool
         var isUserLabel: Bool
         var date: Date
@@ -111,14 +111,14 @@ enum Corrections {
 
     /// The label a person means by `name`: a label's identifier, name or synonym as in search
     /// (exact, not free text), else a user label of that name.
-    static func label(named name: String, taxonomy: TaxonomySnapshot, _ db: Database) throws -> CorrectionLabel {
+    package static func label(named name: String, taxonomy: TaxonomySnapshot, _ db: Database) throws -> CorrectionLabel {
         try label(
             named: name, taxonomy: taxonomy,
             userLabels: Set(try String.fetchAll(db, sql: "SELECT DISTINCT label FROM corrections WHERE user_label = 1")))
     }
 
     /// The same, given the names of the user labels stored now (either backend).
-    static func label(named name: String, taxonomy: TaxonomySnapshot, userLabels: Set<String>) throws -> CorrectionLabel {
+    package static func label(named name: String, taxonomy: TaxonomySnapshot, userLabels: Set<String>) throws -> CorrectionLabel {
         let text = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw TagIndexError.invalidInput("a label needs a name") }
         guard text.count <= 200 else { throw TagIndexError.invalidInput("a label name has at most 200 characters") }

@@ -35,6 +35,17 @@ public struct LabelCorrection: Sendable, Hashable {
     public var date: Date
     /// The indexed files with this content now, sorted.
     public var paths: [String]
+
+    /// Memberwise, for the backends of this package.
+    package init(contentHash: String, identifier: String, displayName: String, kind: CorrectionKind, isUserLabel: Bool, date: Date, paths: [String]) {
+        self.contentHash = contentHash
+        self.identifier = identifier
+        self.displayName = displayName
+        self.kind = kind
+        self.isUserLabel = isUserLabel
+        self.date = date
+        self.paths = paths
+    }
 }
 
 /// The label a correction names, as resolved from what a person typed.
@@ -63,6 +74,12 @@ public struct CorrectionReport: Sendable, Hashable {
     public var label: CorrectionLabel
     /// One outcome per path, in the order given.
     public var outcomes: [CorrectionOutcome]
+
+    /// Memberwise, for the backends of this package.
+    package init(label: CorrectionLabel, outcomes: [CorrectionOutcome]) {
+        self.label = label
+        self.outcomes = outcomes
+    }
 }
 
 /// One path of a ``CorrectionReport``.
@@ -75,4 +92,10 @@ public struct CorrectionOutcome: Sendable, Hashable {
     public var path: String
     /// Why the path was not corrected (not indexed, or its classification failed); nil when corrected.
     public var failure: String?
+
+    /// Memberwise, for the backends of this package.
+    package init(path: String, failure: String?) {
+        self.path = path
+        self.failure = failure
+    }
 }

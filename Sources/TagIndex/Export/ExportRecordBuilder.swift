@@ -3,34 +3,50 @@ import Foundation
 /// Turns an image's stored row and the corrections of its content into its ``ExportRecord``:
 /// the labels the export's filter keeps, corrections applied, with their taxonomy routes. Both
 /// backends read the rows their own way and build records here, so they export the same.
-struct ExportRecordBuilder {
+package struct ExportRecordBuilder {
     /// The columns an export reads of one image.
-    struct StoredImage {
+    package struct StoredImage {
         var path: String
         var size: Int64
         var mtime: Int64
         var indexedAt: Int64
         var width: Int?
         var height: Int?
-        var contentHash: String?
+        package var contentHash: String?
         var modelName: String?
         var modelVersion: String?
         var failureStage: String?
         var failureReason: String?
         var packedLabels: Data?
         var faces: Data?
+
+        /// The columns of ``selection(where:)``, in order, as a backend decoded them.
+        package init(
+            path: String, size: Int64, mtime: Int64, indexedAt: Int64, width: Int?, height: Int?, contentHash: String?,
+            modelName: String?, modelVersion: String?, failureStage: String?, failureReason: String?, packedLabels: Data?, faces: Data?
+        ) {
+            (self.path, self.size, self.mtime, self.indexedAt, self.width, self.height, self.contentHash) =
+                (path, size, mtime, indexedAt, width, height, contentHash)
+            (self.modelName, self.modelVersion, self.failureStage, self.failureReason, self.packedLabels, self.faces) =
+                (modelName, modelVersion, failureStage, failureReason, packedLabels, faces)
+        }
     }
 
     /// One stored correction of the image's content.
-    struct Correction {
-        var label: String
-        var added: Bool
-        var isUserLabel: Bool
+    package struct Correction {
+        package var label: String
+        package var added: Bool
+        package var isUserLabel: Bool
+
+        /// Usage: `ExportRecordBuilder.Correction(label: "dog", added: true, isUserLabel: false)`
+        package init(label: String, added: Bool, isUserLabel: Bool) {
+            (self.label, self.added, self.isUserLabel) = (label, added, isUserLabel)
+        }
     }
 
     /// The statement that reads the ``StoredImage`` columns, in their order, of the images
     /// `condition` (which may order and limit them) keeps: the same text in both dialects.
-    static func selection(where condition: String) -> String {
+    package static func selection(where condition: String) -> String {
         """
         SELECT i.path, i.size, i.mtime, i.indexed_at, i.width, i.height, i.content_hash,
                m.name, m.version, i.error_stage, i.error_reason, il.packed, f.faces
@@ -49,12 +65,12 @@ struct ExportRecordBuilder {
     /// several parents at several levels could have many).
     static let maximumRoutes = 8
 
-    init(taxonomy: TaxonomySnapshot, filter: CalibratedFilter?) {
+    package init(taxonomy: TaxonomySnapshot, filter: CalibratedFilter?) {
         self.taxonomy = taxonomy
         self.filter = filter
     }
 
-    mutating func record(_ image: StoredImage, corrections: [Correction]) -> ExportRecord {
+    package mutating func record(_ image: StoredImage, corrections: [Correction]) -> ExportRecord {
         var added: [String: Bool] = [:]  // identifier -> is a user label
         var removed: [String] = []
         for correction in corrections {

@@ -46,7 +46,7 @@ extension TagIndex {
 }
 
 /// Reads export records inside one read transaction.
-struct ExportReader {
+package struct ExportReader {
     let db: Database
     let taxonomy: TaxonomySnapshot
     let filter: CalibratedFilter?
@@ -78,7 +78,7 @@ struct ExportReader {
 extension Query {
     /// The query an export pages through on either backend: sorted by path, `limit` results a
     /// page, no facets, from the first page.
-    func exportPages(of limit: Int) -> Query {
+    package func exportPages(of limit: Int) -> Query {
         var query = self
         query.sort = .path
         query.limit = limit

@@ -20,7 +20,7 @@ extension CalibratedFilter {
     /// a label the filter never passes, 1 where a person added it, else nil.
     ///
     /// Usage: `let threshold = filter.threshold(for: curve, isFaceLabel: false, added: false)`
-    func threshold(for curve: [CurvePoint]?, isFaceLabel: Bool, added: Bool) -> Double? {
+    package func threshold(for curve: [CurvePoint]?, isFaceLabel: Bool, added: Bool) -> Double? {
         if curve == nil, isFaceLabel { return 0 }
         return thresholdKeepingCorrections(for: curve, added: added)
     }

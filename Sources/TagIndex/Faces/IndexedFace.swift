@@ -24,10 +24,10 @@ public struct IndexedFace: Sendable, Hashable {
         self.x = x; self.y = y; self.width = width; self.height = height; self.confidence = confidence
     }
 
-    static let byteCount = 20
+    package static let byteCount = 20
 
     /// The blob for `faces` (sorted by confidence, highest first).
-    static func encode(_ faces: [IndexedFace]) -> Data {
+    package static func encode(_ faces: [IndexedFace]) -> Data {
         var data = Data(capacity: faces.count * byteCount)
         for face in faces.sorted(by: { $0.confidence > $1.confidence }) {
             for value in [face.x, face.y, face.width, face.height, face.confidence] {
@@ -38,7 +38,7 @@ public struct IndexedFace: Sendable, Hashable {
     }
 
     /// The faces of a blob; nil when its size is not a whole number of faces.
-    static func decode(_ data: Data) -> [IndexedFace]? {
+    package static func decode(_ data: Data) -> [IndexedFace]? {
         guard data.count % byteCount == 0 else { return nil }
         let bytes = [UInt8](data)
         func float(_ offset: Int) -> Double {

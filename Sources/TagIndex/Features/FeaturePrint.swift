@@ -78,7 +78,7 @@ public enum FeaturePrint {
     }
 
     /// binary16 bits -> Float (exact).
-    static func float(fromHalfBits half: UInt16) -> Float {
+    package static func float(fromHalfBits half: UInt16) -> Float {
         let sign: UInt32 = UInt32(half & 0x8000) << 16
         let exponent = UInt32((half >> 10) & 0x1F)
         let mantissa = UInt32(half & 0x3FF)

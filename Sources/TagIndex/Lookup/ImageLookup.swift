@@ -83,4 +83,11 @@ public struct IndexContentVersion: Sendable, Hashable {
     public var lastIndexed: Int64
     /// The highest image id given out so far.
     public var highestID: Int64
+
+    /// Memberwise, for the backends of this package.
+    package init(imageCount: Int, lastIndexed: Int64, highestID: Int64) {
+        self.imageCount = imageCount
+        self.lastIndexed = lastIndexed
+        self.highestID = highestID
+    }
 }

@@ -32,7 +32,7 @@ public struct CatalogLabel: Sendable, Hashable {
 extension CatalogLabel {
     /// Every label of `taxonomy` sorted by identifier, with `imageCounts` (by label id): what
     /// both backends' `labelCatalog()` answer from their stored taxonomy and counts.
-    static func catalog(taxonomy: TaxonomySnapshot, imageCounts counts: [Int64: Int]) -> [CatalogLabel] {
+    package static func catalog(taxonomy: TaxonomySnapshot, imageCounts counts: [Int64: Int]) -> [CatalogLabel] {
         func identifiers(_ ids: [Int64]?) -> [String] {
             (ids ?? []).compactMap { taxonomy.labels[$0]?.identifier }.sorted()
         }

@@ -46,7 +46,7 @@ extension TagIndex {
 extension LabelCompletion {
     /// The completions of `prefix` in `taxonomy` with `imageCounts` (by label id), ranked as
     /// ``TagIndex/labelCompletions(forPrefix:limit:)`` says: what both backends answer.
-    static func ranked(forPrefix prefix: String, limit: Int, taxonomy: TaxonomySnapshot, imageCounts counts: [Int64: Int]) -> [LabelCompletion] {
+    package static func ranked(forPrefix prefix: String, limit: Int, taxonomy: TaxonomySnapshot, imageCounts counts: [Int64: Int]) -> [LabelCompletion] {
         let needle = TermText.normalize(prefix)
         guard !needle.isEmpty, limit > 0 else { return [] }
         var ranked: [(completion: LabelCompletion, wordMatch: Bool)] = []

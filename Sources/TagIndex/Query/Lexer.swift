@@ -1,8 +1,8 @@
 import Foundation
 
 /// A token of the search language, with its character offset.
-struct Token: Equatable {
-    enum Kind: Equatable {
+package struct Token: Equatable {
+    package enum Kind: Equatable {
         case term(SearchTerm)
         case filter(key: String, value: String)
         case leftParen, rightParen, and, or, not, minus
@@ -13,7 +13,7 @@ struct Token: Equatable {
 }
 
 /// Splits a query string into tokens. Offsets count Characters.
-struct Lexer {
+package struct Lexer {
     static let filterKeys: Set<String> = [
         "under", "type", "ext", "after", "before", "minwidth", "minheight", "minsize", "maxsize", "min", "is",
         "filter", "precision", "recall", "faces",

@@ -10,7 +10,7 @@ import Foundation
 /// primary := '(' or ')' | term | filter
 /// ```
 /// Filters are only allowed at the top level, outside OR, NOT and parentheses.
-struct Parser {
+package struct Parser {
     /// Deeper nesting is refused rather than risking the stack.
     static let maximumDepth = 64
     /// More terms are refused: SQLite caps compound selects and expression depth.
@@ -236,7 +236,7 @@ struct Parser {
 
     /// Years 1 to 9999 (give or take the calendar reform) only: Foundation's parser reads things
     /// like "2e23-01-02" as days hundreds of thousands of years away.
-    static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         let full = ISO8601DateFormatter()
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]

@@ -2,7 +2,7 @@ extension Query {
     /// Refuses pages, limits and filter lists a search does not take, on either backend.
     ///
     /// Usage: `try query.checkLimits()`
-    func checkLimits() throws {
+    package func checkLimits() throws {
         guard (1...1000).contains(limit) else {
             throw TagIndexError.invalidInput("a page holds 1 to 1000 results; got \(limit)")
         }

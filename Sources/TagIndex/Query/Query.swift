@@ -60,7 +60,7 @@ public struct ImageFilters: Sendable, Hashable {
     /// ```
     public init() {}
 
-    var needsImageRow: Bool {
+    package var needsImageRow: Bool {
         !folders.isEmpty || !fileTypes.isEmpty || modifiedAfter != nil || modifiedBefore != nil
             || minimumWidth != nil || minimumHeight != nil || minimumBytes != nil || maximumBytes != nil
             || status != .indexed || faceCount != nil
@@ -117,8 +117,8 @@ public struct Query: Sendable, Hashable {
     /// Which engine answers: tests compare both on the same queries.
     /// `sql` answers in SQL only; `postings` takes the dense engine wherever it can answer, on
     /// PostgreSQL even while many blocks wait for compaction (tests compare the three).
-    enum Engine: Sendable, Hashable { case automatic, sql, postings }
-    var engine = Engine.automatic
+    package enum Engine: Sendable, Hashable { case automatic, sql, postings }
+    package var engine = Engine.automatic
 
     /// A query from an expression built in code.
     ///

@@ -3,7 +3,7 @@ import GRDB
 
 /// A piece of SQL and its arguments, in order. No value is ever spliced into
 /// the text: every value is a `?` parameter.
-struct SQLFragment {
+package struct SQLFragment {
     var sql: String
     var arguments = StatementArguments()
 
@@ -36,7 +36,7 @@ struct SQLFragment {
 /// - NOT: a `NOT EXISTS` probe per driving row;
 /// - OR: `UNION ALL` grouped by image with the maximum score;
 /// - faces (a word's `facesAtLeast`): the face label's rows joined to `image_faces` on the count range.
-struct SQLCompiler {
+package struct SQLCompiler {
     /// Images of the query's scope (indexed or failed), for NOT and the empty query.
     let universe: String
     /// Total image count, the estimate for the universe.

@@ -5,12 +5,12 @@
 /// Most labels share one pooled curve, so curves are stored once each and labels point at
 /// them (`labels.curve_id`): a taxonomy of ~1,400 labels then writes a few dozen blobs instead
 /// of ~90,000 rows.
-enum PackedCurve {
+package enum PackedCurve {
     static let bytesPerPoint = 24
 
     /// The blob of `points`: sorted by threshold; of two points with the same threshold the
     /// later one in `points` is kept.
-    static func pack(_ points: [CurvePoint]) -> [UInt8] {
+    package static func pack(_ points: [CurvePoint]) -> [UInt8] {
         var byThreshold: [Double: CurvePoint] = [:]
         for point in points { byThreshold[point.threshold] = point }
         let ordered = byThreshold.values.sorted { $0.threshold < $1.threshold }

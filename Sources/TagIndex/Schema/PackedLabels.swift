@@ -2,14 +2,21 @@
 /// label id (UInt32), `best` (UInt16) and `confidence` (UInt16, 0 when NULL),
 /// little-endian, 8 bytes per entry. Facets, "untagged" under a calibrated
 /// filter and deletions read it instead of a second index on observations.
-enum PackedLabels {
-    struct Entry {
-        var labelID: Int64
-        var best: Int
-        var confidence: Int?
+package enum PackedLabels {
+    package struct Entry {
+        package var labelID: Int64
+        package var best: Int
+        package var confidence: Int?
+
+        /// Memberwise, for the backends of this package.
+        package init(labelID: Int64, best: Int, confidence: Int?) {
+            self.labelID = labelID
+            self.best = best
+            self.confidence = confidence
+        }
     }
 
-    static func pack(_ entries: [Entry]) -> [UInt8] {
+    package static func pack(_ entries: [Entry]) -> [UInt8] {
         var bytes = [UInt8]()
         bytes.reserveCapacity(entries.count * 8)
         for entry in entries {
@@ -29,7 +36,7 @@ enum PackedLabels {
 
     /// Calls `body(labelID, best, confidence)` for each entry (confidence 0 when not observed).
     @inline(__always)
-    static func forEach(_ bytes: UnsafeRawBufferPointer, _ body: (Int, Int, Int) -> Void) {
+    package static func forEach(_ bytes: UnsafeRawBufferPointer, _ body: (Int, Int, Int) -> Void) {
         var offset = 0
         while offset + 8 <= bytes.count {
             let id = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8

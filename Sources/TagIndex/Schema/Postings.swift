@@ -8,12 +8,12 @@ import GRDB
 /// `entries` holds, sorted by image id, 4 bytes per image: the id's low 12 bits
 /// (UInt16 LE) and `best` (UInt16 LE). It mirrors `observations(label_id,
 /// image_id, best)` exactly; every writer keeps both in the same transaction.
-enum Postings {
-    static let blockShift = 12
-    static let blockMask = (1 << blockShift) - 1
+package enum Postings {
+    package static let blockShift = 12
+    package static let blockMask = (1 << blockShift) - 1
 
     /// Decoded entries: `low << 16 | best`, sorted.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> [UInt32] {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> [UInt32] {
         var entries: [UInt32] = []
         entries.reserveCapacity(bytes.count / 4)
         var offset = 0
@@ -26,7 +26,7 @@ enum Postings {
         return entries
     }
 
-    static func encode(_ entries: [UInt32]) -> Data {
+    package static func encode(_ entries: [UInt32]) -> Data {
         var bytes = [UInt8]()
         bytes.reserveCapacity(entries.count * 4)
         for entry in entries { append(low: Int(entry >> 16), best: Int(entry & 0xFFFF), to: &bytes) }
@@ -35,7 +35,7 @@ enum Postings {
 
     /// Appends one entry (an image id's low bits and its `best`) in the row format.
     @inline(__always)
-    static func append(low: Int, best: Int, to bytes: inout [UInt8]) {
+    package static func append(low: Int, best: Int, to bytes: inout [UInt8]) {
         bytes.append(UInt8(truncatingIfNeeded: low))
         bytes.append(UInt8(truncatingIfNeeded: low >> 8))
         bytes.append(UInt8(truncatingIfNeeded: best))
@@ -44,7 +44,7 @@ enum Postings {
 
     /// Calls `body(imageID, best)` for each entry of a row.
     @inline(__always)
-    static func forEach(block: Int, _ bytes: UnsafeRawBufferPointer, _ body: (Int, Int) -> Void) {
+    package static func forEach(block: Int, _ bytes: UnsafeRawBufferPointer, _ body: (Int, Int) -> Void) {
         let base = block << blockShift
         var offset = 0
         while offset + 4 <= bytes.count {
@@ -55,7 +55,7 @@ enum Postings {
     }
 
     /// Whether the stored postings mirror `observations` exactly (a check for tests and tools).
-    static func matchObservations(_ db: Database) throws -> Bool {
+    package static func matchObservations(_ db: Database) throws -> Bool {
         var expected: [String: [UInt32]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT label_id, image_id, best FROM observations ORDER BY label_id, image_id") {
             let image: Int = row[1]
@@ -72,7 +72,7 @@ enum Postings {
     }
 
     /// Rebuilds every posting from `observations`.
-    static func rebuild(_ db: Database) throws {
+    package static func rebuild(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM label_postings")
         let insert = try db.makeStatement(
             sql: "INSERT INTO label_postings(label_id, block, entries) VALUES (?, ?, ?)")
@@ -101,9 +101,9 @@ enum Postings {
 }
 
 /// Changes to postings collected during a write transaction, applied at its end.
-struct PostingChanges {
+package struct PostingChanges {
     private struct Key: Hashable {
-        var label: Int64
+        package var label: Int64
         var block: Int
     }
     private var added: [Key: [Int: Int]] = [:]  // low -> best
@@ -123,7 +123,7 @@ struct PostingChanges {
     }
 
     /// Read-modify-writes each touched block.
-    func apply(_ db: Database) throws {
+    package func apply(_ db: Database) throws {
         let read = try db.cachedStatement(sql: "SELECT entries FROM label_postings WHERE label_id = ? AND block = ?")
         // Prepared per call, not cached: a cached statement would keep the last blob (see BatchWriter.upsert).
         let write = try db.makeStatement(sql: """

@@ -44,14 +44,14 @@ import GRDB
 ///   output and the corrections, never from an earlier corrected set.
 /// - `image_faces(image_id, face_count, faces)` (v5): the faces found in an image (see
 ///   ``IndexedFace`` and `Faces/FaceStorage.swift`); no row when faces were not looked for.
-enum Schema {
+package enum Schema {
     /// The statement that writes one image row, replacing what its path held, in either dialect:
     /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
     /// the order path, size, mtime, content_hash, width, height, model_id, indexed_at,
     /// error_stage, error_reason, top_confidence, feature_print, dominant_colors. With `source`
     /// (PostgreSQL: `unnest(...) AS u(...)`), the placeholders are expressions over its rows
     /// and one statement writes them all.
-    static func imageUpsert(placeholders: [String], from source: String? = nil, returning: String) -> String {
+    package static func imageUpsert(placeholders: [String], from source: String? = nil, returning: String) -> String {
         precondition(placeholders.count == 13, "an image row has 13 written columns")
         let values = source.map { "SELECT \(placeholders.joined(separator: ", ")) FROM \($0)" } ?? "VALUES (\(placeholders.joined(separator: ", ")))"
         return """
@@ -72,14 +72,14 @@ enum Schema {
     static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
 
     /// The covering index that orders a label's images by confidence.
-    static let createRankIndex =
+    package static let createRankIndex =
         "CREATE INDEX observations_by_rank ON observations(label_id, best)"
 
     /// SQLite's name for the primary-key index of `observations`, used with
     /// `INDEXED BY` to scan a label's images in image order.
     static let primaryKeyIndex = "sqlite_autoindex_observations_1"
 
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         // Every migration ends at a crash point, so the crash-safety tests can kill a run while
         // it creates or upgrades the schema (inside the migration's transaction).

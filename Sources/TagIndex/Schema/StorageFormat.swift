@@ -8,13 +8,13 @@
 ///
 /// Times are stored as integer microseconds since 1970, the resolution at which
 /// modification times are compared.
-enum StorageFormat {
+package enum StorageFormat {
     /// Quantization scale of confidences.
     static let confidenceScale = 10_000.0
     /// Above every stored score: an AND takes the MIN of its operands' scores with an unscored
     /// operand (a group of negations) standing in as this, and a MIN still equal to it means none
     /// was scored.
-    static let unscoredMarker = 10_001
+    package static let unscoredMarker = 10_001
 
     /// Observations below this confidence are not stored.
     ///
@@ -24,17 +24,17 @@ enum StorageFormat {
     /// (leaves and their parents), so every threshold a user can pick at query time
     /// (0.01 or higher) is answered without re-indexing.
     static let storageFloor = 0.01
-    static let floorQuantized = quantize(storageFloor)
+    package static let floorQuantized = quantize(storageFloor)
 
     /// Confidence in 0...1 -> stored integer.
-    static func quantize(_ confidence: Double) -> Int {
+    package static func quantize(_ confidence: Double) -> Int {
         guard confidence.isFinite else { return confidence > 0 ? 10_000 : 0 }
         return Int((min(max(confidence, 0), 1) * confidenceScale).rounded())
     }
 
     /// Stored integer -> confidence in 0...1.
-    static func confidence(_ stored: Int) -> Double { Double(stored) / confidenceScale }
+    package static func confidence(_ stored: Int) -> Double { Double(stored) / confidenceScale }
 
     /// A threshold as a stored integer, never below the floor.
-    static func threshold(_ value: Double?) -> Int { max(quantize(value ?? 0), floorQuantized) }
+    package static func threshold(_ value: Double?) -> Int { max(quantize(value ?? 0), floorQuantized) }
 }

@@ -16,14 +16,14 @@
 /// for a match that carries no score (NOT, the universe).
 ///
 /// Usage: `let scores = try DenseEvaluator(source: SQLitePostings(db: db), total: n).evaluate(plan)`
-struct DenseEvaluator {
+package struct DenseEvaluator {
     static let scoreless: UInt16 = 0xFFFF
 
     let source: any DenseTermSource
     let total: Int
     var size: Int { source.size }
 
-    init(source: any DenseTermSource, total: Int) {
+    package init(source: any DenseTermSource, total: Int) {
         self.source = source
         self.total = total
     }
@@ -37,7 +37,7 @@ struct DenseEvaluator {
         }
     }
 
-    func evaluate(_ plan: MatchPlan) throws -> [UInt16] {
+    package func evaluate(_ plan: MatchPlan) throws -> [UInt16] {
         switch plan {
         case .labels(let match):
             var scores = [UInt16](repeating: 0, count: size)
@@ -134,7 +134,7 @@ struct DenseEvaluator {
     }
 
     /// The result count and the `count` best (score desc, image id desc) from `offset`.
-    static func page(_ scores: [UInt16], offset: Int, count: Int) -> (total: Int, page: [(id: Int64, score: Int?)]) {
+    package static func page(_ scores: [UInt16], offset: Int, count: Int) -> (total: Int, page: [(id: Int64, score: Int?)]) {
         let wanted = offset + count
         // Min-heap of the best `wanted` keys: rank << 32 | image id.
         var heap: [UInt64] = []

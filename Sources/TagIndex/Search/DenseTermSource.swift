@@ -6,7 +6,7 @@
 /// source answers from memory and cannot probe single images.
 ///
 /// Usage: `let evaluator = DenseEvaluator(source: SQLitePostings(db: db), total: total)`
-protocol DenseTermSource {
+package protocol DenseTermSource {
     /// One more than the largest image id: the length of every score array.
     var size: Int { get }
 

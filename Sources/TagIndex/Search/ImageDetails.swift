@@ -36,7 +36,7 @@ extension TagIndex {
     }
 
     /// The labels of one `image_labels.packed` blob, highest subtree confidence first.
-    static func imageLabels(packed: Data, taxonomy: TaxonomySnapshot) -> [ImageLabel] {
+    package static func imageLabels(packed: Data, taxonomy: TaxonomySnapshot) -> [ImageLabel] {
         var labels: [ImageLabel] = []
         packed.withUnsafeBytes { bytes in
             PackedLabels.forEach(bytes) { labelID, best, confidence in

@@ -22,6 +22,21 @@ public struct IndexedImage: Sendable, Hashable {
     public var failureReason: String?
     /// Whether a feature print is stored.
     public var hasFeaturePrint: Bool
+
+    /// Memberwise, for the backends of this package.
+    package init(path: String, size: Int64, modificationTime: Date, contentHash: String?, width: Int?, height: Int?, model: ModelStamp?, indexedAt: Date, failureStage: String?, failureReason: String?, hasFeaturePrint: Bool) {
+        self.path = path
+        self.size = size
+        self.modificationTime = modificationTime
+        self.contentHash = contentHash
+        self.width = width
+        self.height = height
+        self.model = model
+        self.indexedAt = indexedAt
+        self.failureStage = failureStage
+        self.failureReason = failureReason
+        self.hasFeaturePrint = hasFeaturePrint
+    }
 }
 
 /// One model stamp found in the index and how many files it produced.
@@ -32,6 +47,12 @@ public struct IndexedImage: Sendable, Hashable {
 public struct ModelUsage: Sendable, Hashable {
     public var model: ModelStamp
     public var imageCount: Int
+
+    /// Memberwise, for the backends of this package.
+    package init(model: ModelStamp, imageCount: Int) {
+        self.model = model
+        self.imageCount = imageCount
+    }
 }
 
 extension TagIndex {

@@ -3,10 +3,10 @@ import GRDB
 /// What resolving search terms and planning a search need beyond the taxonomy, from whichever
 /// backend holds the index: free text over label names, stored image counts, and the labels people
 /// added. SQLite answers from its tables (FTS5, `labels.image_count`, `corrections`); PostgreSQL
-/// from values read once per search (see `Backends/PostgreSQL/PostgresTaxonomy.swift`).
+/// from values read once per search (see TagIndexPostgres's `Schema/PostgresTaxonomy.swift`).
 ///
 /// Usage: `let planner = MatchPlanner(lookup: .sqlite(db), taxonomy: taxonomy, query: query)`
-struct LabelLookup {
+package struct LabelLookup {
     /// Labels whose identifier, display name or synonyms contain `words` (FTS5 semantics: every
     /// word, `phrase` as consecutive words, `prefix` as consecutive words the last of which is a
     /// prefix: `"golden retr"*`, `retriev*`).
@@ -14,9 +14,9 @@ struct LabelLookup {
     /// Stored image counts of `ids` (0 for labels without images).
     var imageCounts: (_ ids: [Int64]) throws -> [Int64: Int]
     /// Every label with images and its count, for ranking suggestions.
-    var allImageCounts: () throws -> [Int64: Int]
+    package var allImageCounts: () throws -> [Int64: Int]
     /// Labels a person added somewhere (they pass any calibrated filter there).
-    var addedLabelIDs: () throws -> Set<Int64>
+    package var addedLabelIDs: () throws -> Set<Int64>
 
     /// The lookups of a SQLite index, inside a read of `db`.
     static func sqlite(_ db: Database) -> LabelLookup {
@@ -49,7 +49,7 @@ struct LabelLookup {
     }
 
     /// Lookups answered from memory: `labelText` for free text, counts and corrections read beforehand.
-    static func preloaded(labelText: LabelTextIndex, imageCounts: [Int64: Int], addedLabelIDs: Set<Int64>) -> LabelLookup {
+    package static func preloaded(labelText: LabelTextIndex, imageCounts: [Int64: Int], addedLabelIDs: Set<Int64>) -> LabelLookup {
         LabelLookup(
             freeText: { words, kind in labelText.matches(words, kind: kind) },
             imageCounts: { ids in Dictionary(uniqueKeysWithValues: Set(ids).map { ($0, imageCounts[$0] ?? 0) }) },

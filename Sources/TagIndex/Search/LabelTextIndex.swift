@@ -9,11 +9,11 @@ import Foundation
 /// Backends without FTS5 (PostgreSQL) resolve free-text terms with it.
 ///
 /// Usage: `let ids = LabelTextIndex(taxonomy).matches(["golden"], kind: .word)`
-struct LabelTextIndex: Sendable {
+package struct LabelTextIndex: Sendable {
     /// Per label, the tokens of each column (identifier, display name, synonyms).
     let columns: [Int64: [[String]]]
 
-    init(_ taxonomy: TaxonomySnapshot) {
+    package init(_ taxonomy: TaxonomySnapshot) {
         var columns: [Int64: [[String]]] = [:]
         for (id, label) in taxonomy.labels {
             columns[id] = [Self.tokens(label.identifier), Self.tokens(label.displayName), Self.tokens(label.synonyms.joined(separator: "\",\""))]

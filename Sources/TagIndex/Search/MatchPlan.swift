@@ -1,7 +1,7 @@
 import GRDB
 
 /// A query expression with its terms resolved to label ids and thresholds.
-indirect enum MatchPlan {
+package indirect enum MatchPlan {
     /// Images whose labels match, with a score.
     case labels(LabelMatch)
     /// Images whose number of stored faces is in a range, scored by the best face (a vocabulary
@@ -16,7 +16,7 @@ indirect enum MatchPlan {
     case not(MatchPlan)
 
     /// Upper bound of the number of matching images, to order joins (smallest first).
-    func estimate(total: Int) -> Int {
+    package func estimate(total: Int) -> Int {
         switch self {
         case .labels(let match): match.estimate
         case .faces(let match): match.estimate
@@ -28,62 +28,62 @@ indirect enum MatchPlan {
         }
     }
 
-    var isNegation: Bool { if case .not = self { true } else { false } }
+    package var isNegation: Bool { if case .not = self { true } else { false } }
 }
 
 /// The labels one term matches.
-struct LabelMatch {
+package struct LabelMatch {
     /// Uniform threshold: labels whose subtrees match, compared on `best` (one
     /// index range per root). Empty when `calibrated` is used.
-    var roots: [Int64]
+    package var roots: [Int64]
     /// Quantized threshold for `roots`.
-    var threshold: Int
+    package var threshold: Int
     /// Calibrated: every label of the subtrees with its own quantized threshold,
     /// compared on the label's `best`. Labels that never pass are absent.
-    var calibrated: [(labelID: Int64, threshold: Int)]?
+    package var calibrated: [(labelID: Int64, threshold: Int)]?
     /// Sum of the roots' stored image counts.
-    var estimate: Int
+    package var estimate: Int
 
-    var isSingleRoot: Bool { calibrated == nil && roots.count == 1 }
+    package var isSingleRoot: Bool { calibrated == nil && roots.count == 1 }
 
     /// Each label a dense evaluation scans and the threshold its `best` must reach: the
     /// calibrated labels, or the roots at the uniform threshold.
-    var scans: [(labelID: Int64, threshold: Int)] {
+    package var scans: [(labelID: Int64, threshold: Int)] {
         calibrated ?? roots.map { ($0, threshold) }
     }
 }
 
 /// Images whose number of stored faces (`image_faces.face_count`) is in `counts` and whose face
 /// label (``TagIndex/faceLabel``, the best face's confidence) reaches `threshold`; scored by it.
-struct FaceMatch {
+package struct FaceMatch {
     /// The face label's id.
-    var labelID: Int64
+    package var labelID: Int64
     /// Quantized threshold on the face label's `best`.
-    var threshold: Int
+    package var threshold: Int
     /// How many faces an image may have (at least 1: an image without faces has no face label).
-    var counts: ClosedRange<Int>
+    package var counts: ClosedRange<Int>
     /// The face label's stored image count.
-    var estimate: Int
+    package var estimate: Int
 }
 
 /// Builds a ``MatchPlan`` from a query and the taxonomy.
-struct MatchPlanner {
+package struct MatchPlanner {
     let lookup: LabelLookup
     let taxonomy: TaxonomySnapshot
     let query: Query
 
-    init(lookup: LabelLookup, taxonomy: TaxonomySnapshot, query: Query) {
+    package init(lookup: LabelLookup, taxonomy: TaxonomySnapshot, query: Query) {
         self.lookup = lookup
         self.taxonomy = taxonomy
         self.query = query
     }
 
     /// Plans against a SQLite index inside a read of `db`.
-    init(db: Database, taxonomy: TaxonomySnapshot, query: Query) {
+    package init(db: Database, taxonomy: TaxonomySnapshot, query: Query) {
         self.init(lookup: .sqlite(db), taxonomy: taxonomy, query: query)
     }
 
-    func plan(_ expression: QueryExpression) throws -> MatchPlan {
+    package func plan(_ expression: QueryExpression) throws -> MatchPlan {
         // Expressions built in code skip the parser's limits.
         guard expression.termCount <= Parser.maximumTerms else {
             throw TagIndexError.invalidInput("a query has at most \(Parser.maximumTerms) terms")

@@ -7,7 +7,7 @@ import GRDBSQLite
 /// row on top of SQLite's ~65 ns (measured on the 1M-image benchmark), so the
 /// few hot loops bind through GRDB and then call `sqlite3_step` and
 /// `sqlite3_column_*` themselves. Everything else goes through GRDB.
-enum RawScan {
+package enum RawScan {
     /// Binds `arguments` and calls `row` with the statement handle for each row.
     static func forEachRow(
         _ statement: Statement, arguments: StatementArguments, _ row: (OpaquePointer) -> Void

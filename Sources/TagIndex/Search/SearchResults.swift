@@ -24,6 +24,19 @@ public struct SearchHit: Sendable, Hashable {
     public var failureStage: String?
     /// Failure reason, for failed files.
     public var failureReason: String?
+
+    /// Memberwise, for the backends of this package.
+    package init(imageID: Int64, path: String, score: Double, size: Int64, modificationTime: Date, width: Int?, height: Int?, failureStage: String?, failureReason: String?) {
+        self.imageID = imageID
+        self.path = path
+        self.score = score
+        self.size = size
+        self.modificationTime = modificationTime
+        self.width = width
+        self.height = height
+        self.failureStage = failureStage
+        self.failureReason = failureReason
+    }
 }
 
 /// A label and how many results carry it.
@@ -38,6 +51,13 @@ public struct Facet: Sendable, Hashable {
     public var displayName: String
     /// Number of results on which the label passes the query's threshold.
     public var count: Int
+
+    /// Memberwise, for the backends of this package.
+    package init(identifier: String, displayName: String, count: Int) {
+        self.identifier = identifier
+        self.displayName = displayName
+        self.count = count
+    }
 }
 
 /// One page of results, the total count and the facets of the whole result set.
@@ -64,4 +84,13 @@ public struct SearchPage: Sendable, Hashable {
     /// let pages = page.pageCount
     /// ```
     public var pageCount: Int { limit > 0 ? (totalCount + limit - 1) / limit : 0 }
+
+    /// Memberwise, for the backends of this package.
+    package init(hits: [SearchHit], totalCount: Int, page: Int, limit: Int, facets: [Facet]) {
+        self.hits = hits
+        self.totalCount = totalCount
+        self.page = page
+        self.limit = limit
+        self.facets = facets
+    }
 }

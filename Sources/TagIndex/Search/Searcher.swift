@@ -50,7 +50,7 @@ extension TagIndex {
 }
 
 /// Runs one query inside a read transaction.
-struct Searcher {
+package struct Searcher {
     let db: Database
     let taxonomy: TaxonomySnapshot
     let query: Query
@@ -115,7 +115,7 @@ struct Searcher {
     /// own threshold, which SQL must group and sort, so it is dense even alone.
     /// `supports` says which plans the backend's term source can answer
     /// (PostgreSQL's prefetched postings answer fewer).
-    static func prefersDenseEvaluation(
+    package static func prefersDenseEvaluation(
         _ plan: MatchPlan, _ query: Query, supports: (MatchPlan) -> Bool = DenseEvaluator.supports
     ) -> Bool {
         guard query.engine != .sql, query.sort == .confidence, !query.filters.needsImageRow,
@@ -182,7 +182,7 @@ struct Searcher {
     }
 
     /// The thresholds of ``calibratedThresholdsByLabel()`` from the labels people added (both backends).
-    static func calibratedThresholds(_ query: Query, _ taxonomy: TaxonomySnapshot, addedLabelIDs: Set<Int64>) -> [Int64: Int]? {
+    package static func calibratedThresholds(_ query: Query, _ taxonomy: TaxonomySnapshot, addedLabelIDs: Set<Int64>) -> [Int64: Int]? {
         guard let calibration = query.calibration else { return nil }
         let floor = StorageFormat.threshold(query.minimumConfidence)
         var thresholds: [Int64: Int] = [:]

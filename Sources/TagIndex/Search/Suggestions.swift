@@ -6,7 +6,7 @@
 /// edits turn most short words into unrelated ones (`sky` into `fly` and `hay`). Among names
 /// equally close, those that occur in the index come first, the most frequent first; each label or
 /// word is offered once, under its closest name.
-enum Suggestions {
+package enum Suggestions {
     static func closest(
         to term: String, in taxonomy: TaxonomySnapshot, imageCounts: [Int64: Int] = [:], limit: Int = 3
     ) -> [String] {

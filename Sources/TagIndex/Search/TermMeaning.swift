@@ -65,7 +65,7 @@ extension TagIndex {
 
 extension TermMeaning {
     /// What `term` means under `resolver` (either backend's lookups), as ``TagIndex/meaning(of:)`` answers.
-    static func resolve(_ term: String, _ resolver: TermResolver) throws -> TermMeaning {
+    package static func resolve(_ term: String, _ resolver: TermResolver) throws -> TermMeaning {
         let taxonomy = resolver.taxonomy
         func identifiers(_ ids: some Sequence<Int64>) -> [String] {
             Set(ids.compactMap { taxonomy.labels[$0]?.identifier }).sorted()

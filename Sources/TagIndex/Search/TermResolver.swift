@@ -9,22 +9,22 @@ import GRDB
 ///
 /// Prefixes (`retriev*`) only use free text. The FTS5 query is built from quoted alphanumeric
 /// tokens and bound as a parameter, so no user text is ever FTS or SQL syntax.
-struct TermResolver {
+package struct TermResolver {
     let lookup: LabelLookup
     let taxonomy: TaxonomySnapshot
 
-    init(lookup: LabelLookup, taxonomy: TaxonomySnapshot) {
+    package init(lookup: LabelLookup, taxonomy: TaxonomySnapshot) {
         self.lookup = lookup
         self.taxonomy = taxonomy
     }
 
     /// Resolves against a SQLite index inside a read of `db`.
-    init(db: Database, taxonomy: TaxonomySnapshot) {
+    package init(db: Database, taxonomy: TaxonomySnapshot) {
         self.init(lookup: .sqlite(db), taxonomy: taxonomy)
     }
 
     /// How a term was resolved.
-    enum Resolution {
+    package enum Resolution {
         /// By name: the labels of that name, the vocabulary word, or both.
         case name(TaxonomySnapshot.NameEntry)
         /// By free text over names (FTS5): the form that matched and its labels.

@@ -5,7 +5,7 @@
 ///
 /// Only `.word` terms join (not phrases or prefixes); a per-term confidence may sit on the last
 /// word (`hot dog:0.6`) and applies to the joined term. The longest name starting at each word wins.
-enum WordJoining {
+package enum WordJoining {
     static func join(_ children: [QueryExpression], taxonomy: TaxonomySnapshot) -> [QueryExpression] {
         guard children.count > 1, taxonomy.maximumNameWords > 1 else { return children }
         var joined: [QueryExpression] = []

@@ -11,8 +11,8 @@
 ///     growth.endRound()
 /// }
 /// ```
-struct DuplicateGroupGrowth {
-    let start: Int64
+package struct DuplicateGroupGrowth {
+    package let start: Int64
     let floor: Float
     let maximumMembers: Int
     /// The prints (fp32 from the stored fp16, as the all-pairs scan reads them) of every member found so far.
@@ -25,7 +25,7 @@ struct DuplicateGroupGrowth {
     private var queries: [Float] = []
     private var scores: [Float] = []
 
-    init(start: Int64, print: [Float], threshold: Double, maximumMembers: Int) {
+    package init(start: Int64, print: [Float], threshold: Double, maximumMembers: Int) {
         self.start = start
         floor = Float(threshold)
         self.maximumMembers = maximumMembers
@@ -34,19 +34,19 @@ struct DuplicateGroupGrowth {
     }
 
     /// The ids among `knownNeighbours` whose prints ``start(fromNeighbours:)`` needs.
-    func neighbourIDs(_ knownNeighbours: [Int64]) -> [Int64] {
+    package func neighbourIDs(_ knownNeighbours: [Int64]) -> [Int64] {
         Array(Set(knownNeighbours).subtracting([start])).sorted()
     }
 
     /// Starts from the image's known neighbours (every image scoring at least the threshold
     /// against it, with their prints) instead of a first scan.
-    mutating func start(fromNeighbours neighbours: [(Int64, [Float])]) {
+    package mutating func start(fromNeighbours neighbours: [(Int64, [Float])]) {
         for (id, print) in neighbours { prints[id] = print }
         frontier = neighbours.map(\.0).filter { prints[$0] != nil && $0 != start }.sorted()
     }
 
     /// Prepares a scan with the last round's members as queries; false when the group is found.
-    mutating func beginRound() -> Bool {
+    package mutating func beginRound() -> Bool {
         guard !frontier.isEmpty else { return false }
         queries = frontier.flatMap { prints[$0]! }
         found = []
@@ -56,7 +56,7 @@ struct DuplicateGroupGrowth {
 
     /// Scores one block of stored prints (`count` rows of ``FeaturePrint/dimension`` fp16 values;
     /// backends read blocks of different sizes) against the round's queries.
-    mutating func visit(ids: UnsafeBufferPointer<Int64>, halves: UnsafeBufferPointer<UInt16>, count: Int) {
+    package mutating func visit(ids: UnsafeBufferPointer<Int64>, halves: UnsafeBufferPointer<UInt16>, count: Int) {
         let dimension = PrintBlocks.dimension
         let queryCount = frontier.count
         if scores.count < queryCount * count { scores = [Float](repeating: 0, count: queryCount * count) }
@@ -78,15 +78,15 @@ struct DuplicateGroupGrowth {
     }
 
     /// Ends a scan: its finds are the next round's queries, unless growth stopped at the limit.
-    mutating func endRound() {
+    package mutating func endRound() {
         frontier = isComplete ? found : []
     }
 
     /// The members' ids, ascending, or nil when no other image is close enough.
-    var memberIDs: [Int64]? { prints.count >= 2 ? prints.keys.sorted() : nil }
+    package var memberIDs: [Int64]? { prints.count >= 2 ? prints.keys.sorted() : nil }
 
     /// The group of the members' facts (by id), keeper first.
-    func group(_ members: [(Int64, DuplicateMember)]) -> DuplicateGroup {
+    package func group(_ members: [(Int64, DuplicateMember)]) -> DuplicateGroup {
         var group = DuplicateGroup(ranking: members) { a, b in
             zip(prints[a]!, prints[b]!).reduce(Float(0)) { $0 + $1.0 * $1.1 }
         }

@@ -20,6 +20,16 @@ public struct DuplicateMember: Sendable, Hashable {
     public var size: Int64
     /// Similarity score to the group's keeper (1 for the keeper itself), see ``SimilarityScore``.
     public var score: Double
+
+    /// Memberwise, for the backends of this package.
+    package init(imageID: Int64, path: String, width: Int?, height: Int?, size: Int64, score: Double) {
+        self.imageID = imageID
+        self.path = path
+        self.width = width
+        self.height = height
+        self.size = size
+        self.score = score
+    }
 }
 
 /// Photos that are near-duplicates of one another: a connected component of the graph whose
@@ -197,7 +207,7 @@ extension TagIndex {
 extension DuplicateGroup {
     /// The groups of `components` (rows of `matrix`), each ranked (keeper first), largest group
     /// first; `facts` holds the members' rows by image id (a member without one is left out).
-    static func ranked(_ components: [[Int]], _ matrix: PrintMatrix, facts: [Int64: DuplicateMember]) -> [DuplicateGroup] {
+    package static func ranked(_ components: [[Int]], _ matrix: PrintMatrix, facts: [Int64: DuplicateMember]) -> [DuplicateGroup] {
         var result: [DuplicateGroup] = []
         for rows in components {
             let candidates = rows.compactMap { row in facts[matrix.ids[row]].map { (row, $0) } }
@@ -211,7 +221,7 @@ extension DuplicateGroup {
 extension PrintMatrix {
     /// The rows of every connected component of two or more images joined by pairs scoring at
     /// least `threshold` (union-find over the edges), each sorted.
-    func components(threshold: Float) -> [[Int]] {
+    package func components(threshold: Float) -> [[Int]] {
         let edges = pairs(minimumScore: threshold)
         var components = UnionFind(count: ids.count)
         for edge in edges { components.union(Int(edge.first), Int(edge.second)) }
@@ -225,7 +235,7 @@ extension PrintMatrix {
 
     /// Every pair scoring at least `minimumScore`, best first (ties by path), named by `paths`
     /// (image id to path; a pair missing one is left out).
-    func similarPairs(minimumScore: Float, paths: [Int64: String]) -> [SimilarPair] {
+    package func similarPairs(minimumScore: Float, paths: [Int64: String]) -> [SimilarPair] {
         pairs(minimumScore: minimumScore).compactMap { edge -> SimilarPair? in
             guard let first = paths[ids[Int(edge.first)]], let second = paths[ids[Int(edge.second)]] else { return nil }
             return SimilarPair(first: first, second: second, score: SimilarityScore.score(cosine: Double(edge.score)))
@@ -234,14 +244,14 @@ extension PrintMatrix {
 }
 
 /// The stored prints of a set of images, in memory (fp16), for all-pairs scoring.
-struct PrintMatrix: @unchecked Sendable {
-    let ids: [Int64]
+package struct PrintMatrix: @unchecked Sendable {
+    package let ids: [Int64]
     let halves: [UInt16]
     static let dimension = FeaturePrint.dimension
 
-    struct Edge: Sendable { var first: Int32, second: Int32, score: Float }
+    package struct Edge: Sendable { var first: Int32, second: Int32, score: Float }
 
-    static func load(_ db: Database, query: Query, taxonomy: TaxonomySnapshot) throws -> PrintMatrix {
+    package static func load(_ db: Database, query: Query, taxonomy: TaxonomySnapshot) throws -> PrintMatrix {
         let candidates = try Searcher(db: db, taxonomy: taxonomy, query: query).matchingImageIDs()
         var ids: [Int64] = []
         var halves: [UInt16] = []
@@ -253,7 +263,7 @@ struct PrintMatrix: @unchecked Sendable {
     }
 
     /// Cosine of rows `a` and `b`.
-    func dot(_ a: Int, _ b: Int) -> Float {
+    package func dot(_ a: Int, _ b: Int) -> Float {
         let query = (0..<Self.dimension).map { FeaturePrint.float(fromHalfBits: halves[a * Self.dimension + $0]) }
         var out: Float = 0
         halves.withUnsafeBufferPointer { rows in
@@ -299,6 +309,12 @@ struct PrintMatrix: @unchecked Sendable {
         }
         return found.withLock { $0 }
     }
+
+    /// Memberwise, for the backends of this package.
+    package init(ids: [Int64], halves: [UInt16]) {
+        self.ids = ids
+        self.halves = halves
+    }
 }
 
 private struct SendablePointer: @unchecked Sendable {
@@ -306,7 +322,7 @@ private struct SendablePointer: @unchecked Sendable {
 }
 
 /// Disjoint sets over 0..<count with path halving and union by size.
-struct UnionFind {
+package struct UnionFind {
     private var parent: [Int32]
     private var size: [Int32]
 

@@ -8,14 +8,14 @@ import GRDBSQLite
 /// than the dot products, so rows are stepped with the SQLite C API (like ``RawScan``) and each
 /// blob is copied into a reused block of `blockSize` prints. Memory stays at one block
 /// (2.5 MiB) whatever the library size.
-enum PrintBlocks {
+package enum PrintBlocks {
     /// Prints per block.
-    static let blockSize = 1024
+    package static let blockSize = 1024
     static let dimension = FeaturePrint.dimension
 
     /// Calls `body(ids, halves, count)` for consecutive blocks of prints in image-id order.
     /// `candidates` (ascending ids) restricts the scan; nil reads every stored print.
-    static func forEach(
+    package static func forEach(
         _ db: Database, candidates: [Int64]?,
         _ body: (_ ids: UnsafeBufferPointer<Int64>, _ halves: UnsafeBufferPointer<UInt16>, _ count: Int) throws -> Void
     ) throws {
@@ -71,7 +71,7 @@ enum PrintBlocks {
     }
 
     /// `out[q * count + r]` = dot(queries[q], halves[r]) for fp32 queries and fp16 rows.
-    static func dot(
+    package static func dot(
         queries: UnsafePointer<Float>, queryCount: Int, rows: UnsafePointer<UInt16>, count: Int,
         into out: UnsafeMutablePointer<Float>
     ) {

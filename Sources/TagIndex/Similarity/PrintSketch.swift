@@ -27,11 +27,11 @@ import Foundation
 /// PrintSketch.dot(probe: probe, sketches: sketches, count: n, into: scores)
 /// let bound = PrintSketch.bound(of: sketch)                  // |exact - scores[r]| <= bound
 /// ```
-enum PrintSketch {
+package enum PrintSketch {
     static let dimension = FeaturePrint.dimension
     static let headerBytes = Int(CLS_SKETCH_HEADER_BYTES)
     /// Bytes per sketch (656).
-    static let byteCount = headerBytes + dimension / 2
+    package static let byteCount = headerBytes + dimension / 2
 
     /// Added to every bound for float rounding. Both the sketch's and the exact dot products sum
     /// 1,280 products of unit vectors in float (the vector kernels in 32 partial sums): their
@@ -40,7 +40,7 @@ enum PrintSketch {
 
     /// Writes the sketches of `count` prints (``dimension`` binary16 values each, back to back)
     /// to `destination` (`count * byteCount` bytes).
-    static func encode(_ halves: UnsafeBufferPointer<UInt16>, count: Int, into destination: UnsafeMutableRawBufferPointer) {
+    package static func encode(_ halves: UnsafeBufferPointer<UInt16>, count: Int, into destination: UnsafeMutableRawBufferPointer) {
         precondition(halves.count >= count * dimension && destination.count >= count * byteCount)
         var values = [Float](repeating: 0, count: dimension)
         var codes = [UInt8](repeating: 0, count: dimension)
@@ -120,12 +120,12 @@ enum PrintSketch {
     }
 
     /// `out[r]` = the dot product of `probe` with sketch `r` of `count` (back to back).
-    static func dot(probe: UnsafePointer<Float>, sketches: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<Float>) {
+    package static func dot(probe: UnsafePointer<Float>, sketches: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<Float>) {
         cls_sketch_dot_block(probe, sketches.assumingMemoryBound(to: UInt8.self), count, dimension, out)
     }
 
     /// How far a unit query's dot product with the print can be from the one with `sketch`.
-    static func bound(of sketch: UnsafeRawPointer) -> Float {
+    package static func bound(of sketch: UnsafeRawPointer) -> Float {
         Float(bitPattern: UInt32(littleEndian: sketch.loadUnaligned(fromByteOffset: 8, as: UInt32.self))) + roundingSlack
     }
 }

@@ -118,17 +118,17 @@ extension Searcher {
 
 /// The `capacity` best (score, id) pairs seen, in a min-heap; ties prefer the higher id, as
 /// label searches do.
-struct TopScores {
+package struct TopScores {
     let capacity: Int
     private(set) var heap: [(score: Float, id: Int64)] = []
 
-    init(capacity: Int) { self.capacity = capacity }
+    package init(capacity: Int) { self.capacity = capacity }
 
     private static func worse(_ a: (score: Float, id: Int64), _ b: (score: Float, id: Int64)) -> Bool {
         a.score < b.score || (a.score == b.score && a.id < b.id)
     }
 
-    mutating func insert(score: Float, id: Int64) {
+    package mutating func insert(score: Float, id: Int64) {
         let item = (score: score, id: id)
         if heap.count < capacity {
             heap.append(item)
@@ -154,5 +154,5 @@ struct TopScores {
         }
     }
 
-    func sortedDescending() -> [(score: Float, id: Int64)] { heap.sorted { Self.worse($1, $0) } }
+    package func sortedDescending() -> [(score: Float, id: Int64)] { heap.sorted { Self.worse($1, $0) } }
 }

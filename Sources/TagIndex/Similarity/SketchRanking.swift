@@ -17,7 +17,7 @@
 /// let needed = ranking.idsNeedingExactScores()      // read these prints, score them exactly
 /// let (best, total) = ranking.finish(exact: scores) // scores: [id: exact score]
 /// ```
-struct SketchRanking {
+package struct SketchRanking {
     let capacity: Int
     let floor: Float
     /// The best lower ends of images that surely count.
@@ -30,7 +30,7 @@ struct SketchRanking {
     /// Exact scores known already (prints read in full), at or above `floor`.
     private var known: [Int64: Float] = [:]
 
-    init(capacity: Int, floor: Float) {
+    package init(capacity: Int, floor: Float) {
         self.capacity = capacity
         self.floor = floor
         sure = TopScores(capacity: capacity)
@@ -42,7 +42,7 @@ struct SketchRanking {
     }
 
     /// An image seen as a sketch: its sketch score and the bound on that score's error.
-    mutating func add(id: Int64, score: Float, bound: Float) {
+    package mutating func add(id: Int64, score: Float, bound: Float) {
         let lower = min(1, max(0, score - bound)), upper = min(1, max(0, score + bound))
         guard upper >= floor else { return }
         let straddles = lower < floor
@@ -54,7 +54,7 @@ struct SketchRanking {
     }
 
     /// An image whose exact score is known.
-    mutating func add(id: Int64, exactScore: Float) {
+    package mutating func add(id: Int64, exactScore: Float) {
         guard exactScore >= floor else { return }
         sureCount += 1
         sure.insert(score: exactScore, id: id)
@@ -62,14 +62,14 @@ struct SketchRanking {
     }
 
     /// The images whose exact scores ``finish(exact:)`` needs, ascending.
-    func idsNeedingExactScores() -> [Int64] {
+    package func idsNeedingExactScores() -> [Int64] {
         let line = self.line
         return open.filter { $0.straddles || $0.upper >= line }.map(\.id).sorted()
     }
 
     /// The page's best (score, id) pairs and how many images score at or above `floor`, from the
     /// exact scores of ``idsNeedingExactScores()`` (clamped as ``SimilarityScore`` does).
-    func finish(exact: [Int64: Float]) -> (best: TopScores, total: Int) {
+    package func finish(exact: [Int64: Float]) -> (best: TopScores, total: Int) {
         var best = TopScores(capacity: capacity)
         var total = sureCount
         for (id, score) in known { best.insert(score: score, id: id) }

@@ -34,7 +34,7 @@ extension TagIndex {
     /// ```swift
     /// try guardingStorage { try database.write { db in ... } }
     /// ```
-    func guardingStorage<T>(_ body: () throws -> T) throws -> T {
+    package func guardingStorage<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {

@@ -77,7 +77,7 @@ extension TagIndex {
 }
 
 /// The row-level work of one write transaction.
-struct BatchWriter {
+package struct BatchWriter {
     let db: Database
     private var modelIDs: [ModelStamp: Int64] = [:]
     private var countDeltas: [Int64: Int] = [:]
@@ -138,7 +138,7 @@ struct BatchWriter {
 
     /// Own confidences (the highest given each label) and subtree confidences (`best`: each label
     /// raises itself and every ancestor) of an image's stored labels.
-    static func rollUp(
+    package static func rollUp(
         _ labelIDs: [(labelID: Int64, confidence: Int)], taxonomy: TaxonomySnapshot
     ) -> (confidence: [Int64: Int], best: [Int64: Int]) {
         var confidence: [Int64: Int] = [:]

@@ -39,7 +39,7 @@ public struct RunSummary: Sendable, Hashable, CustomStringConvertible {
     /// nothing here (it is counted when its result is written).
     ///
     /// Usage: `summary.record(.touched)`
-    mutating func record(_ resolution: Resolution) {
+    package mutating func record(_ resolution: Resolution) {
         switch resolution {
         case .classify: break
         case .touched: touched += 1

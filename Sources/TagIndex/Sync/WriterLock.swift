@@ -10,7 +10,7 @@ import Darwin
 /// For a file database it is an exclusive `flock` on `<database>.lock`: the
 /// kernel releases it when the process dies (even by kill -9), so a crashed run
 /// never blocks the next one. For an in-memory database it is a flag.
-final class WriterLock: @unchecked Sendable {
+package final class WriterLock: @unchecked Sendable {
     private let lockPath: String?
     private let lock = NSLock()
     private var descriptor: Int32 = -1

@@ -5,7 +5,7 @@
 /// candidates, not a single answer: `horses` gives `hors` and `horse`, `cookies` gives `cooky` and
 /// `cookie`; the resolver takes the first candidate that names something, so a wrong candidate
 /// costs a dictionary lookup, never a wrong result, as long as it names nothing.
-enum Inflection {
+package enum Inflection {
     /// Irregular plurals people type into a photo search; regular rules cover the rest.
     static let irregular: [String: String] = [
         "men": "man", "women": "woman", "children": "child", "people": "person", "feet": "foot",

@@ -3,30 +3,30 @@ import GRDB
 
 /// An immutable in-memory copy of the taxonomy and its search vocabulary, reloaded when its
 /// generation (`meta.taxonomy_generation`) changes.
-final class TaxonomySnapshot: Sendable {
-    struct Label: Sendable {
-        let id: Int64
-        let identifier: String
-        let displayName: String
-        let synonyms: [String]
+package final class TaxonomySnapshot: Sendable {
+    package struct Label: Sendable {
+        package let id: Int64
+        package let identifier: String
+        package let displayName: String
+        package let synonyms: [String]
     }
 
     /// A vocabulary word with its labels' ids.
-    struct Word: Sendable {
+    package struct Word: Sendable {
         let definition: VocabularyWord
         let labelIDs: [Int64]
     }
 
     /// What a name stands for: the labels it names and the vocabulary word it is, either or both.
-    struct NameEntry {
+    package struct NameEntry {
         let form: String
         let namedLabels: [Int64]
         let word: Word?
     }
 
-    let generation: Int64
-    let labels: [Int64: Label]
-    let idByIdentifier: [String: Int64]
+    package let generation: Int64
+    package let labels: [Int64: Label]
+    package let idByIdentifier: [String: Int64]
     /// Normalized identifier, display name or synonym, and its token form
     /// (see `TermText.tokenForm`) -> label ids.
     let idsByName: [String: [Int64]]
@@ -41,18 +41,28 @@ final class TaxonomySnapshot: Sendable {
     let ancestorsOrSelf: [Int64: [Int64]]
 
     /// The stored rows a snapshot is built from, read from either backend.
-    struct Rows {
-        var generation: Int64 = 0
+    package struct Rows {
+        package var generation: Int64 = 0
         /// (id, identifier, display name, synonyms as JSON)
-        var labels: [(Int64, String, String, String)] = []
+        package var labels: [(Int64, String, String, String)] = []
         /// The `vocabulary` meta value (JSON), when stored.
-        var vocabularyJSON: String?
+        package var vocabularyJSON: String?
         /// (label, parent)
-        var parents: [(Int64, Int64)] = []
+        package var parents: [(Int64, Int64)] = []
         /// (curve id, packed points)
-        var curves: [(Int64, [UInt8])] = []
+        package var curves: [(Int64, [UInt8])] = []
         /// (label, curve id)
-        var labelCurves: [(Int64, Int64)] = []
+        package var labelCurves: [(Int64, Int64)] = []
+
+        /// Memberwise, for the backends of this package.
+        package init(generation: Int64 = 0, labels: [(Int64, String, String, String)] = [], vocabularyJSON: String? = nil, parents: [(Int64, Int64)] = [], curves: [(Int64, [UInt8])] = [], labelCurves: [(Int64, Int64)] = []) {
+            self.generation = generation
+            self.labels = labels
+            self.vocabularyJSON = vocabularyJSON
+            self.parents = parents
+            self.curves = curves
+            self.labelCurves = labelCurves
+        }
     }
 
     static func load(_ db: Database) throws -> TaxonomySnapshot {
@@ -68,7 +78,7 @@ final class TaxonomySnapshot: Sendable {
     }
 
     /// The snapshot of `rows`.
-    static func build(_ rows: Rows) throws -> TaxonomySnapshot {
+    package static func build(_ rows: Rows) throws -> TaxonomySnapshot {
         let generation = rows.generation
         var labels: [Int64: Label] = [:]
         var idByIdentifier: [String: Int64] = [:]
@@ -126,12 +136,12 @@ final class TaxonomySnapshot: Sendable {
     }
 
     /// The search vocabulary stored by `replaceTaxonomy` (empty before the first one with words).
-    static func vocabulary(_ db: Database) throws -> [VocabularyWord] {
+    package static func vocabulary(_ db: Database) throws -> [VocabularyWord] {
         try vocabulary(json: try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'vocabulary'"))
     }
 
     /// The search vocabulary in its stored JSON form (empty when none is stored).
-    static func vocabulary(json: String?) throws -> [VocabularyWord] {
+    package static func vocabulary(json: String?) throws -> [VocabularyWord] {
         guard let json else { return [] }
         do {
             return try JSONDecoder().decode([VocabularyWord].self, from: Data(json.utf8))
@@ -141,7 +151,7 @@ final class TaxonomySnapshot: Sendable {
         }
     }
 
-    static func generation(_ db: Database) throws -> Int64 {
+    package static func generation(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'taxonomy_generation'") ?? 0
     }
 
@@ -183,7 +193,7 @@ final class TaxonomySnapshot: Sendable {
     }
 
     /// The label and every label below it.
-    func descendantsOrSelf(_ id: Int64) -> [Int64] {
+    package func descendantsOrSelf(_ id: Int64) -> [Int64] {
         var seen: Set<Int64> = [id]
         var stack = [id]
         while let next = stack.popLast() {

@@ -111,7 +111,7 @@ extension TagIndex {
 
     /// Checks a taxonomy and its vocabulary (unique identifiers, known parents, no cycle, words
     /// naming known labels) and returns the vocabulary as stored: JSON, sorted by word.
-    static func checkedVocabularyJSON(_ labels: [LabelDefinition], vocabulary: [VocabularyWord]) throws -> String {
+    package static func checkedVocabularyJSON(_ labels: [LabelDefinition], vocabulary: [VocabularyWord]) throws -> String {
         let identifiers = Set(labels.map(\.identifier))
         guard identifiers.count == labels.count else {
             throw TagIndexError.invalidInput("the taxonomy lists a label identifier twice")
@@ -134,7 +134,7 @@ extension TagIndex {
 
     /// A hash of everything `replaceTaxonomy` stores; fields are separated by bytes that cannot
     /// occur in them (0x1F, 0x1E) so different taxonomies cannot hash the same by concatenation.
-    static func fingerprint(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: String) -> String {
+    package static func fingerprint(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: String) -> String {
         var hasher = ContentHash()
         func field(_ text: String) { hasher.update(text.utf8); hasher.update([0x1F]) }
         field(model.name)

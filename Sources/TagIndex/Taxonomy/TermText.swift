@@ -2,9 +2,9 @@ import ClassifySupport
 
 /// Normalization of label names and search terms (see `NameForms`), and the forms a term is
 /// looked up by.
-enum TermText {
+package enum TermText {
     /// Lowercase, `_` as space, single spaces.
-    static func normalize(_ text: String) -> String { NameForms.normalized(text) }
+    package static func normalize(_ text: String) -> String { NameForms.normalized(text) }
 
     /// Alphanumeric tokens, for FTS5 queries (each is later quoted).
     static func tokens(_ text: String) -> [String] { NameForms.words(text) }

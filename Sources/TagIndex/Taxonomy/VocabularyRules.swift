@@ -1,7 +1,7 @@
 import ClassifySupport
 
 /// Checks a search vocabulary against the taxonomy it is installed with (rules: `VocabularyCheck`).
-enum VocabularyRules {
+package enum VocabularyRules {
     static func check(_ words: [VocabularyWord], against labels: [LabelDefinition]) throws {
         let entries = words.map {
             VocabularyCheck.Entry(

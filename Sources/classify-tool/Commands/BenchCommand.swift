@@ -1,20 +1,18 @@
 import ArgumentParser
 import Classify
-import ClassifyIndexing
+import ClassifyBenchmarks
 import Foundation
 
 /// `classify-tool bench`: batch-1 model latency (and, with --layers, a per-op profile).
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure model latency, or each stage of indexing a folder.",
+        abstract: "Measure the model's latency on this machine.",
         discussion: """
-            Without --folder: runs the network on a fixed 224x224 input and prints
-            median and p90 latency (and load time). With --folder: times read,
-            decode, preprocess, infer and store per image on one core, then the
-            whole indexing pipeline on the same files, and prints images/s and
-            peak memory. Build with `swift build -c release` first; debug builds
-            are many times slower.
+            Runs the network on a fixed 224x224 input and prints median and p90
+            latency (and load time). Build with `swift build -c release` first;
+            debug builds are many times slower. The developers' benchmarks (the
+            index, similarity, writers, faces, indexing stages) are classify-bench.
 
             --kernels forces a kernel path (avx512, avx2 or portable; default: the
             best this CPU has, or the CLASSIFY_KERNELS environment variable); a path
@@ -24,7 +22,6 @@ struct BenchCommand: AsyncParsableCommand {
             Examples:
               classify-tool bench --threads 1 --iterations 50 --json
               classify-tool bench --kernels avx2 --layers --clock thread
-              classify-tool bench --folder ~/Pictures --limit 200
             """)
 
     @Option(help: "Threads for one inference.") var threads = 1
@@ -35,9 +32,6 @@ struct BenchCommand: AsyncParsableCommand {
     var kernels: String?
     @Option(help: ArgumentHelp("What to time: wall, or thread (the calling thread's CPU time).", valueName: "clock"))
     var clock = "wall"
-    @Option(help: ArgumentHelp("Time each stage of indexing the images in this folder.", valueName: "dir")) var folder: String?
-    @Option(help: "With --folder: use at most this many images.") var limit = 200
-    @Option(help: "With --folder: images classified at once in the pipeline run (default: cores).") var jobs: Int?
     @OptionGroup var modelOptions: ModelOptions
 
     func validate() throws {
@@ -55,10 +49,6 @@ struct BenchCommand: AsyncParsableCommand {
                 throw ValidationError("--kernels \(kernels): this CPU lacks \(path.requirement) (best here: \(KernelPath.best.rawValue))")
             }
             KernelPath.select(path)
-        }
-        if let folder {
-            try await benchFolder(folder)
-            return
         }
         let directory = try modelOptions.modelDirectory()
         let timing = LatencyBenchmark.Clock(rawValue: clock) ?? .wall
@@ -87,29 +77,5 @@ struct BenchCommand: AsyncParsableCommand {
             print(String(format: "%-24@ %-28@ %-12@ %7.3f ms (min %.3f)", layer.name as NSString, layer.kind as NSString,
                          layer.outputShape as NSString, layer.medianMilliseconds, layer.minimumMilliseconds))
         }
-    }
-
-    private func benchFolder(_ folder: String) async throws {
-        let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let report = try await StageBenchmark.run(folder: folder, limit: limit, jobs: jobs, classifier: classifier)
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            Terminal.out(String(decoding: try encoder.encode(report), as: UTF8.self))
-            return
-        }
-        Terminal.out("\(report.images) images (\(report.failed) failed), one at a time on one core, per image:")
-        for stage in report.stages {
-            let name = stage.name.padding(toLength: 11, withPad: " ", startingAt: 0)
-            Terminal.out("  \(name)" + String(format: "median %7.2f ms  mean %7.2f ms", stage.medianMilliseconds, stage.meanMilliseconds))
-        }
-        if report.decodeByFormat.count > 1 || report.decodeByFormat.first?.format != "jpeg" {
-            for format in report.decodeByFormat {
-                let name = "\(format.format) (\(format.images))".padding(toLength: 14, withPad: " ", startingAt: 0)
-                Terminal.out("    decode \(name)" + String(format: "median %7.2f ms  mean %7.2f ms", format.medianMilliseconds, format.meanMilliseconds))
-            }
-        }
-        Terminal.out(String(format: "  all stages %7.2f ms (%.1f images/s on one core)", report.serialMillisecondsPerImage, 1000 / max(report.serialMillisecondsPerImage, 0.001)))
-        Terminal.out(String(format: "pipeline with %d jobs: %.1f images/s; peak RSS %.0f MiB", report.jobs, report.pipelineImagesPerSecond, report.peakResidentMiB))
     }
 }

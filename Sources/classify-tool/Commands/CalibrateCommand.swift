@@ -16,7 +16,7 @@ struct CalibrateCommand: AsyncParsableCommand {
             --output says otherwise.
 
             Example:
-              classify-tool calibrate ../shared/data/imagenet-calib
+              classify-tool calibrate ~/labelled-photos --output /tmp/calibration.json
             """)
 
     @Argument(help: "Folder of labelled images.") var folder: String

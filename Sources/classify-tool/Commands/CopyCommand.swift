@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool copy --from A --to B`: moves an index between SQLite and PostgreSQL without
 /// classifying again.

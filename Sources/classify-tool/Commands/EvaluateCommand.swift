@@ -13,7 +13,7 @@ struct EvaluateCommand: AsyncParsableCommand {
             (golden_retriever/12.jpg).
 
             Example:
-              classify-tool evaluate ../shared/data/imagenet-calib --compare-full-decode
+              classify-tool evaluate ~/labelled-photos --compare-full-decode
             """)
 
     @Argument(help: "Folder of labelled images.") var folder: String

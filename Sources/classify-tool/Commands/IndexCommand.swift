@@ -5,6 +5,7 @@ import ClassifyIndexing
 import Dispatch
 import Foundation
 import TagIndex
+import TagIndexPostgres
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -154,9 +155,11 @@ struct IndexCommand: AsyncParsableCommand {
         defer { interrupts.stop() }
 
         let facesWanted: Bool
+        let shared: any SharedIndex
         do {
+            shared = try IndexOpener.standard.sharedIndex(at: .postgres(descriptor))
             // Also the first look at the server: one that cannot be reached fails here within 10 s.
-            let installed = try await PostgresIndexRun.installedModel(descriptor)
+            let installed = try await shared.installedModel()
             facesWanted = faces ?? IndexVocabulary.hasFaces(stamp: installed)
         } catch {
             Terminal.error("error: \(error)")
@@ -164,7 +167,7 @@ struct IndexCommand: AsyncParsableCommand {
         }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let faceDetector = try Self.faceDetector(if: facesWanted)
-        let indexer = SharedFolderIndexer(database: descriptor, classifier: classifier, faceDetector: faceDetector)
+        let indexer = SharedFolderIndexer(database: shared, classifier: classifier, faceDetector: faceDetector)
         var options = SharedFolderIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.claimSize = claimSize
         options.settings.lease = .milliseconds(Int64(leaseSeconds * 1000))

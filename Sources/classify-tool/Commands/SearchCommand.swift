@@ -2,6 +2,7 @@ import ArgumentParser
 import Classify
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool search QUERY`: find indexed images by label.
 ///

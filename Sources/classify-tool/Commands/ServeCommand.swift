@@ -3,6 +3,7 @@ import ClassifyGallery
 import ClassifySupport
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool serve`: the photos in a browser, searched, grouped and browsed by label.
 ///
@@ -66,6 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         var configuration = GalleryConfiguration(location: location)
+        configuration.opener = .standard
         configuration.roots = try libraryRoots()
         for root in configuration.roots {
             if root.name == nil {

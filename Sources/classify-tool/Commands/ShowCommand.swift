@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool show PATH`: what the index knows about one image.
 ///

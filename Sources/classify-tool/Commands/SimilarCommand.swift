@@ -2,6 +2,7 @@ import ArgumentParser
 import Classify
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool similar PATH` / `similar --image FILE`: the indexed images that look most alike.
 struct SimilarCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool stats`: what the index holds.
 ///

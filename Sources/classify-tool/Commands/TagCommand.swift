@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `classify-tool tag add|remove|clear PATH... LABEL`, `tag list`: corrections that survive re-indexing.
 ///

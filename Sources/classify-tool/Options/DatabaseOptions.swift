@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TagIndex
+import TagIndexPostgres
 
 /// `--db PATH|URL` (else `$CLASSIFY_DB`), shared by every command that reads or writes the index.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import TagIndex
+import TagIndexPostgres
 import Testing
 
 @testable import ClassifyGallery
@@ -75,6 +76,7 @@ import Testing
     /// Runs `Scripts/browser-test` against a live gallery over `location`; screenshots go to `artifacts`.
     static func browse(_ location: IndexLocation, cache: URL, artifacts: URL, query: String, _ python: String, _ driver: String) async throws {
         var configuration = GalleryConfiguration(location: location)
+        configuration.opener = .standard
         configuration.cacheDirectory = cache
         let server = try await GalleryServer(configuration: configuration)
         let app = Application(router: server.router(hosts: HostCheck()))

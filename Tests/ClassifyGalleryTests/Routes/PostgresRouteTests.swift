@@ -8,6 +8,7 @@ import HummingbirdTesting
 import PostgresNIO
 import Testing
 import TagIndex
+import TagIndexPostgres
 
 @testable import ClassifyGallery
 
@@ -177,7 +178,7 @@ struct PostgresRouteTests {
         defer { fixture.remove() }
         let database = try await GalleryPostgres.copy(of: fixture)
         let index = try await GalleryIndex(
-            location: .postgres(database), work: BlockingWork(width: 2, label: "test.database"), connections: 3)
+            location: .postgres(database), opener: .standard, work: BlockingWork(width: 2, label: "test.database"), connections: 3)
         let barrier = Barrier(parties: 3)
         let processes = try await withThrowingTaskGroup(of: Int32.self) { group in
             for _ in 0..<4 {

@@ -4,6 +4,7 @@ import Hummingbird
 import PostgresNIO
 import Testing
 import TagIndex
+import TagIndexPostgres
 
 @testable import ClassifyGallery
 
@@ -66,6 +67,7 @@ enum GalleryPostgres {
         _ location: IndexLocation, fixture: GalleryFixture, roots: [LibraryRoot] = [], cache: String = "cache"
     ) async throws -> (some ApplicationProtocol, GalleryServer) {
         var configuration = GalleryConfiguration(location: location)
+        configuration.opener = .standard
         configuration.roots = roots
         configuration.cacheDirectory = fixture.root.appending(path: cache)
         configuration.port = 0

@@ -1,5 +1,6 @@
 import ClassifyTestSupport
 import CClassifyCodecs
+import CClassifyTestEncoders
 import Testing
 
 @testable import Classify

@@ -30,13 +30,21 @@ enum Tool {
         if let override = ProcessInfo.processInfo.environment["CLASSIFY_TOOL_BINARY"], !override.isEmpty {
             return URL(fileURLWithPath: override)
         }
+        return built("classify-tool")
+    }()
+
+    /// The developers' benchmarks (`classify-bench`), which some tests use to build large libraries.
+    static let benchExecutable: URL = built("classify-bench")
+
+    /// The product `name` SwiftPM built beside the test bundle.
+    private static func built(_ name: String) -> URL {
         // The test bundle (classifyPackageTests.xctest) is a file in the products directory.
         var candidates: [URL] = []
-        if let bundle = Bundle.main.executableURL { candidates.append(bundle.deletingLastPathComponent().appending(path: "classify-tool")) }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "classify-tool"))
-        candidates.append(packageRoot.appending(path: ".build/debug/classify-tool"))
+        if let bundle = Bundle.main.executableURL { candidates.append(bundle.deletingLastPathComponent().appending(path: name)) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: name))
+        candidates.append(packageRoot.appending(path: ".build/debug/\(name)"))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }()
+    }
 
     /// The package checkout (this file is Tests/ClassifyToolTests/Support/Tool.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -53,8 +61,8 @@ enum Tool {
         return environment
     }
 
-    /// Runs the tool to completion.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> Result {
+    /// Runs the tool (or, with `executable`, another built product) to completion.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil, executable: URL = Tool.executable) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -1,7 +1,9 @@
 import ClassifyTestSupport
 import Foundation
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// Seeded random searches of the whole language (terms, operators, filters, thresholds, calibrated
 /// filters, orders, pages, facets) on the fixture with corrections, asked of SQLite and of its

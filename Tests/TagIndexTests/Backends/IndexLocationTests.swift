@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 @Suite struct IndexLocationTests {
     @Test func pathsAreSQLiteFiles() throws {

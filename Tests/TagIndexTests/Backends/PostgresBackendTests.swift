@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
 import PostgresNIO
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 #if canImport(Glibc)
 import Glibc

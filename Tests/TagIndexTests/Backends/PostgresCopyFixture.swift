@@ -1,6 +1,8 @@
 import Foundation
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// A SQLite index copied into a fresh PostgreSQL database and opened there, for tests that ask
 /// both backends the same question.

@@ -1,7 +1,9 @@
 import ClassifySupport
 import Foundation
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// `classify-tool tag` on PostgreSQL: corrections change search, labels and counts as on SQLite,
 /// running one again changes nothing, and a failing one leaves nothing behind.

@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
 import PostgresNIO
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// The PostgreSQL dialect of the search language against the SQLite one: the same plan (one
 /// AST, terms resolved once) compiled by each dialect must match the same images with the same

@@ -1,6 +1,8 @@
 import Foundation
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// `classify-tool export` on PostgreSQL: the same records as on SQLite, corrections and faces
 /// included, with and without a query, across more than one block of rows.

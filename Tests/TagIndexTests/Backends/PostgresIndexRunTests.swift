@@ -1,8 +1,10 @@
 import ClassifyTestSupport
 import Foundation
 import PostgresNIO
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// The write side of a shared PostgreSQL index (`PostgresIndexRun`, `PostgresIndexWorker`) on the
 /// cluster of Scripts/dev-postgres: claims with leases, writers racing on the same paths, writes
@@ -19,7 +21,7 @@ struct PostgresIndexRunTests {
     static let root = try! LibraryRoot(name: "lib", localPath: "/lib")
 
     static func begin(_ descriptor: PostgresDescriptor, lease: Duration = .seconds(60)) async throws -> PostgresIndexRun {
-        var settings = PostgresIndexRun.Settings()
+        var settings = SharedRunSettings()
         settings.lease = lease
         return try await PostgresIndexRun.begin(descriptor, roots: [root], labels: labels, model: model, settings: settings)
     }

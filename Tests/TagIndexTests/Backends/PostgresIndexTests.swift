@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// Free text over label names in memory (for backends without FTS5) against SQLite's FTS5 table.
 @Suite struct LabelTextIndexTests {

@@ -1,4 +1,5 @@
 import Foundation
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
 

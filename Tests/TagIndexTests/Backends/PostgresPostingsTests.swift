@@ -1,7 +1,9 @@
 import Foundation
 import PostgresNIO
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// PostgreSQL's compacted postings: copied from SQLite as they are, changed blocks read from
 /// observations until compaction, compaction that mirrors observations, and a writer that commits

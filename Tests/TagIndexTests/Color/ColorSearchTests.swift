@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// Searches by color on both backends (``BackendIndex``). SQLite-only: `dominantColors(forPath:)`
 /// (not in `PostgresIndex` yet) and the writer replacing colors.

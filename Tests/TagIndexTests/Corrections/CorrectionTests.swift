@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// Corrections (`addLabel`, `removeLabel`, `clearCorrection`): search, labels and export agree,
 /// and the corrections survive re-classification, moves and a new model stamp. Corrections are

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// The search vocabulary over the fixture taxonomy: mapped words, a word that widens a name,
 /// unsupported words, plurals, and adjacent words joined into names. Searches run on both backends

@@ -2,6 +2,7 @@ import CClassifyKernels
 import Foundation
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// Synthetic feature prints: non-negative random "photos" and slightly perturbed copies of them,
 /// like the pooled (post-ReLU6) features of a resized or recompressed image.

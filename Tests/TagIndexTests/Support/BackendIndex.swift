@@ -1,6 +1,8 @@
 import Foundation
+import TagIndexTestSupport
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// The backends a behaviour test runs on: `@Test(arguments: Backend.allCases)`.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {

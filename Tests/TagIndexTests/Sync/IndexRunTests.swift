@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TagIndex
+@testable import TagIndexPostgres
 
 /// SQLite index runs: plans, copies found by content, removals, the writer lock. SQLite only: the
 /// PostgreSQL writer (work queue, leased claims) has `PostgresIndexRunTests`.

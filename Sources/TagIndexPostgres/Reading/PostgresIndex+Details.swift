@@ -1,0 +1,54 @@
+import TagIndex
+import Foundation
+import PostgresNIO
+
+extension PostgresIndex {
+    /// What the index holds about one file, as ``TagIndex/image(atPath:)`` answers on SQLite; nil
+    /// when the path is not indexed. Paths are as stored: absolute, or `NAME:/relative` in a
+    /// named library.
+    ///
+    /// Usage: `let image = try await index.image(atPath: "photos:/2023/beach.jpg")`
+    public func image(atPath path: String) async throws -> IndexedImage? {
+        var binds = PostgresBindings()
+        binds.append(path)
+        return try await session.all("""
+            SELECT images.path, images.size, images.mtime, images.content_hash, images.width, images.height,
+                   models.name, models.version, images.indexed_at, images.error_stage, images.error_reason,
+                   images.feature_print IS NOT NULL
+            FROM images LEFT JOIN models ON models.id = images.model_id WHERE images.path = $1
+            """, binds) { row in
+            let (path, size, mtime, hash, width, height, name, version, indexed, stage, reason, hasPrint) = try row.decode(
+                (String, Int64, Int64, String?, Int?, Int?, String?, String?, Int64, String?, String?, Bool).self)
+            return IndexedImage(
+                path: path, size: size, modificationTime: Timestamps.date(mtime), contentHash: hash, width: width, height: height,
+                model: name.map { ModelStamp(name: $0, version: version ?? "") }, indexedAt: Timestamps.date(indexed),
+                failureStage: stage, failureReason: reason, hasFeaturePrint: hasPrint)
+        }.first
+    }
+
+    /// The stored labels of one file, most confident first, as ``TagIndex/labels(forPath:)``.
+    ///
+    /// Usage: `for label in try await index.labels(forPath: path) { print(label.identifier) }`
+    public func labels(forPath path: String) async throws -> [ImageLabel] {
+        var binds = PostgresBindings()
+        binds.append(path)
+        let packed = try await session.all(
+            "SELECT packed FROM image_labels JOIN images ON images.id = image_id WHERE path = $1", binds
+        ) { try $0.decode(ByteBuffer.self) }
+        guard let bytes = packed.first else { return [] }
+        return TagIndex.imageLabels(packed: Data(bytes.readableBytesView), taxonomy: try await currentTaxonomy())
+    }
+
+    /// The faces stored for one file, highest confidence first; nil when it is not indexed or
+    /// faces were not looked for (as ``TagIndex/faces(forPath:)``).
+    ///
+    /// Usage: `let faces = try await index.faces(forPath: path) ?? []`
+    public func faces(forPath path: String) async throws -> [IndexedFace]? {
+        var binds = PostgresBindings()
+        binds.append(path)
+        let stored = try await session.all(
+            "SELECT faces FROM image_faces JOIN images ON images.id = image_id WHERE path = $1", binds
+        ) { try $0.decode(ByteBuffer.self) }
+        return stored.first.flatMap { IndexedFace.decode(Data($0.readableBytesView)) }
+    }
+}

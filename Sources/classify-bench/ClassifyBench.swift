@@ -1,0 +1,32 @@
+import ArgumentParser
+import Classify
+
+/// `classify-bench`: the developers' benchmarks, beside the product and not in it.
+///
+/// Each subcommand builds or reads what it measures and prints figures; none is needed to use
+/// classify. Build with `swift build -c release` first: debug builds are many times slower.
+/// The batch-1 latency of the model stays in `classify-tool bench`, which any user may run to
+/// see what their machine does.
+///
+/// Usage: `swift run -c release classify-bench index --images 100000`
+@main
+struct ClassifyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classify-bench",
+        abstract: "Benchmarks of classify's index, similarity search, writers, faces and indexing stages.",
+        discussion: """
+            Progress goes to stderr, figures to stdout. Build with
+            `swift build -c release` first; debug builds are many times slower.
+            The model's batch-1 latency is `classify-tool bench`.
+
+            Examples:
+              classify-bench index --images 100000 --db /tmp/library.sqlite
+              classify-bench similar --images 100000
+              classify-bench writers --postgres "$(Scripts/dev-postgres start)"
+              classify-bench faces ~/Pictures --limit 100
+              classify-bench stages ~/Pictures --limit 200
+            """,
+        version: ClassifyVersion.current,
+        subcommands: [IndexBenchCommand.self, SimilarBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, StagesBenchCommand.self]
+    )
+}
