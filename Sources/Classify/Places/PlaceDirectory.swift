@@ -113,6 +113,9 @@ public final class PlaceDirectory: Sendable {
             columns = (first...last).map { ($0 % file.gridWidth + file.gridWidth) % file.gridWidth }
         }
         let scale = PlacesFile.coordinateScale
+        let kilometresPerDegree = PlaceRanking.earthRadiusKilometres * .pi / 180
+        // 1% margin over the radius: the flat distance may differ that much from the great circle.
+        let flatLimit = (radius * 1.01) * (radius * 1.01)
         let latitudeLimit = Int32(((latitudeSpan) * scale).rounded(.up))
         let queryLatitude = Int32((latitude * scale).rounded())
 
@@ -128,9 +131,16 @@ public final class PlaceDirectory: Sendable {
                     guard start < end else { continue }
                     for index in start..<end {
                         let placeLatitude = bytes.littleEndianInt32(latitudes + index * 4)
-                        // Cheap rejection on latitude before any trigonometry.
+                        // Cheap rejection on latitude, then on a flat-map distance that never
+                        // overstates (east-west km at the band's smallest cosine), before any
+                        // trigonometry: most places of the cells are outside the circle.
                         guard abs(placeLatitude &- queryLatitude) <= latitudeLimit else { continue }
                         let placeLongitude = Double(bytes.littleEndianInt32(longitudes + index * 4)) / scale
+                        var longitudeDegrees = abs(placeLongitude - longitude)
+                        if longitudeDegrees > 180 { longitudeDegrees = 360 - longitudeDegrees }
+                        let northSouth = Double(placeLatitude &- queryLatitude) / scale * kilometresPerDegree
+                        let eastWest = longitudeDegrees * kilometresPerDegree * cosine
+                        guard northSouth * northSouth + eastWest * eastWest <= flatLimit else { continue }
                         let distance = PlaceRanking.distanceKilometres(
                             latitude: latitude, longitude: longitude, toLatitude: Double(placeLatitude) / scale,
                             longitude: placeLongitude)
