@@ -29,7 +29,7 @@ enum JPEGDecoding: FormatDecoder {
         }
         // Marker memory is released once decoding starts, so copy the EXIF bytes now.
         let exif = header.exif.map { Array(UnsafeBufferPointer(start: $0, count: header.exif_size)) }
-        let metadata = JPEGMetadata.read(header)
+        let metadata = JPEGMetadata.read(exif: exif, header)
 
         let width = Int(header.output_width), height = Int(header.output_height)
         let byteCount = width * height * 3
