@@ -17,12 +17,16 @@ public struct DateTaken: Sendable, Hashable {
     /// Usage: `if taken.source == .exifOriginal { ... }`
     public enum Source: String, Sendable, Hashable, CaseIterable {
         /// EXIF DateTimeOriginal (with SubSecTimeOriginal and OffsetTimeOriginal): the shutter.
+        /// Usage: `taken.source == .exifOriginal`
         case exifOriginal
         /// EXIF DateTimeDigitized, XMP's CreateDate twin (with SubSecTimeDigitized, OffsetTimeDigitized).
+        /// Usage: `taken.source == .exifDigitized`
         case exifDigitized
         /// An XMP packet or sidecar: exif:DateTimeOriginal, else xmp:CreateDate.
+        /// Usage: `taken.source == .xmp`
         case xmp
         /// The file's modification time: an exact instant, shown as UTC wall time.
+        /// Usage: `taken.source == .fileModificationTime`
         case fileModificationTime
     }
 

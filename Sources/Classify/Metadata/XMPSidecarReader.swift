@@ -20,9 +20,9 @@ public enum XMPSidecarReader {
         let folder = imageURL.deletingLastPathComponent()
         let name = imageURL.lastPathComponent
         let stem = imageURL.pathExtension.isEmpty ? name : imageURL.deletingPathExtension().lastPathComponent
-        return [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"].map {
-            folder.appendingPathComponent($0, isDirectory: false)
-        }
+        let names = imageURL.pathExtension.isEmpty
+            ? [name + ".xmp", name + ".XMP"] : [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"]
+        return names.map { folder.appendingPathComponent($0, isDirectory: false) }
     }
 
     /// The metadata of the first sidecar found beside `imageURL` that is a regular, readable file

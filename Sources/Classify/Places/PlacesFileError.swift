@@ -3,10 +3,12 @@
 /// Usage: `catch let error as PlacesFileError { print(error.description) }`
 public enum PlacesFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No places file in any of the searched locations.
+    /// Usage: `if case .notFound(let searched) = error { print(searched) }`
     case notFound(searched: [String])
-    /// The file could not be read.
+    /// The file could not be read. Usage: `if case .unreadable(let path, _) = error { print(path) }`
     case unreadable(path: String, reason: String)
     /// The file is not a places file of a version this build reads, or a section is damaged.
+    /// Usage: `if case .invalid(_, let reason) = error { print(reason) }`
     case invalid(path: String, reason: String)
 
     /// A sentence a user can act on. Usage: `print(error.description)`
