@@ -123,6 +123,19 @@ struct PlaceDirectoryTests {
         #expect(PlaceRanking.pull(population: 0, distanceKilometres: 1) == 1)
     }
 
+    @Test func onRealDataTheTownBeatsTheNearerVillage() throws {
+        // At the centre of Saint-Georges-Montcocq (931 people), 1.3 km from the centre of
+        // Saint-Lô (21 700): the village is the nearest point, the town is the answer. The same
+        // for Fenne (825) at the edge of Völklingen (41 000), 2 km away.
+        let places = try Self.places()
+        #expect(places.nearestPlace(latitude: 49.12807, longitude: -1.09357)?.name == "Saint-Lô")
+        #expect(places.nearestPlace(latitude: 49.24702, longitude: 6.88499)?.name == "Völklingen")
+        // The village is in the file (so it lost on the rule, not for being missing).
+        let village = try #require(places.places(named: "Saint-Georges-Montcocq").first)
+        #expect(village.population == 931)
+        #expect(PlaceRanking.distanceKilometres(latitude: 49.12807, longitude: -1.09357, toLatitude: village.latitude, longitude: village.longitude) < 0.01)
+    }
+
     @Test func haversineDistances() {
         // One degree of latitude is 111.2 km; Paris to London is 344 km.
         #expect(abs(PlaceRanking.distanceKilometres(latitude: 0, longitude: 0, toLatitude: 1, longitude: 0) - 111.195) < 0.01)
