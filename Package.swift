@@ -159,6 +159,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // MARK: Developer tools (not products)
+        // Times reverse-geocoding and name lookups on Models/places/places.bin (build it with -c release).
+        .executableTarget(name: "places-benchmark", dependencies: ["Classify", "ClassifyTestSupport"]),
+
         // MARK: Fuzzing (not products: never built for dependents)
         // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
         // A normal build makes small tools that write seed corpora and replay inputs.

@@ -125,6 +125,38 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
     return CLS_OK;
 }
 
+// The id of the primary image's first metadata item of `kind`, or 0 (libheif never uses 0).
+static heif_item_id metadata_id(cls_heif_decoder *decoder, cls_heif_metadata kind) {
+    if (decoder == NULL || decoder->primary == NULL) return 0;
+    const char *type = kind == CLS_HEIF_METADATA_EXIF ? "Exif" : "mime";
+    int count = heif_image_handle_get_number_of_metadata_blocks(decoder->primary, type);
+    if (count <= 0) return 0;
+    heif_item_id ids[8];
+    count = heif_image_handle_get_list_of_metadata_block_IDs(decoder->primary, type, ids, 8);
+    for (int i = 0; i < count; i++) {
+        if (kind == CLS_HEIF_METADATA_EXIF) return ids[i];
+        const char *content_type = heif_image_handle_get_metadata_content_type(decoder->primary, ids[i]);
+        if (content_type != NULL && strcmp(content_type, "application/rdf+xml") == 0) return ids[i];
+    }
+    return 0;
+}
+
+size_t cls_heif_decoder_metadata_size(cls_heif_decoder *decoder, cls_heif_metadata kind) {
+    heif_item_id id = metadata_id(decoder, kind);
+    return id == 0 ? 0 : heif_image_handle_get_metadata_size(decoder->primary, id);
+}
+
+cls_status cls_heif_decoder_copy_metadata(cls_heif_decoder *decoder, cls_heif_metadata kind, uint8_t *buffer,
+                                          size_t capacity, cls_message *message) {
+    heif_item_id id = metadata_id(decoder, kind);
+    if (id == 0 || buffer == NULL || heif_image_handle_get_metadata_size(decoder->primary, id) > capacity) {
+        cls_message_set(message, "no such metadata block or buffer too small");
+        return CLS_INVALID_ARGUMENT;
+    }
+    struct heif_error error = heif_image_handle_get_metadata(decoder->primary, id, buffer);
+    return error.code == heif_error_Ok ? CLS_OK : fail(error, message);
+}
+
 cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message) {
     if (decoder == NULL || rgb == NULL ||

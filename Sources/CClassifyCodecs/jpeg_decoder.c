@@ -116,15 +116,21 @@ static void choose_scale(struct jpeg_decompress_struct *cinfo, uint32_t minimum_
     jpeg_calc_output_dimensions(cinfo);
 }
 
-static void find_exif(struct jpeg_decompress_struct *cinfo, cls_jpeg_header *header) {
-    static const char prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+// APP1 carries both EXIF ("Exif\0\0") and XMP ("http://ns.adobe.com/xap/1.0/\0", XMP
+// Specification Part 3, 1.1.3); the first segment of each kind counts.
+static void find_metadata(struct jpeg_decompress_struct *cinfo, cls_jpeg_header *header) {
+    static const char exif_prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+    static const char xmp_prefix[29] = "http://ns.adobe.com/xap/1.0/";  // 28 characters and the NUL
     for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
-        // APP1 is shared with XMP ("http://ns.adobe.com/xap/1.0/"); only the EXIF one counts.
-        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= sizeof prefix &&
-            memcmp(marker->data, prefix, sizeof prefix) == 0) {
-            header->exif = marker->data + sizeof prefix;
-            header->exif_size = marker->data_length - sizeof prefix;
-            return;
+        if (marker->marker != JPEG_APP0 + 1) continue;
+        if (header->exif == NULL && marker->data_length >= sizeof exif_prefix &&
+            memcmp(marker->data, exif_prefix, sizeof exif_prefix) == 0) {
+            header->exif = marker->data + sizeof exif_prefix;
+            header->exif_size = marker->data_length - sizeof exif_prefix;
+        } else if (header->xmp == NULL && marker->data_length >= sizeof xmp_prefix &&
+                   memcmp(marker->data, xmp_prefix, sizeof xmp_prefix) == 0) {
+            header->xmp = marker->data + sizeof xmp_prefix;
+            header->xmp_size = marker->data_length - sizeof xmp_prefix;
         }
     }
 }
@@ -185,7 +191,7 @@ cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t mini
     header->output_width = state->cinfo.output_width;
     header->output_height = state->cinfo.output_height;
     header->scale_denominator = state->cinfo.scale_denom;
-    find_exif(&state->cinfo, header);
+    find_metadata(&state->cinfo, header);
     *decoder = state;
     return CLS_OK;
 }

@@ -4,7 +4,7 @@ import Classify
 import ClassifyTestSupport
 import Foundation
 
-// libFuzzer target over image decoding: JPEG and PNG bytes, and EXIF orientation blocks carried
+// libFuzzer target over image decoding: JPEG and PNG bytes, and EXIF blocks (orientation, dates, GPS) carried
 // by a small valid JPEG (APP1) or PNG (eXIf). Built with `Scripts/fuzz decode` (which defines
 // FUZZING, so libFuzzer provides `main`); a normal build makes a tool that replays inputs and
 // writes the seed corpus:
@@ -65,11 +65,25 @@ enum FuzzDecode {
                 // The carrier is 9x5: any orientation gives 9x5 or 5x9.
                 precondition((image.width, image.height) == (9, 5) || (image.width, image.height) == (5, 9), "orientation changed the size")
             }
+            checkMetadata(image.metadata)
             if image.width * image.height <= faceDetectionPixelLimit { checkFaces(in: image) }
         } catch {
             // Every failure is a typed error with a stage and a sentence.
             precondition(error.stage == "read" || error.stage == "decode", "unknown stage")
             precondition(!error.description.isEmpty, "empty description")
+        }
+    }
+
+    /// The metadata read in the same pass (EXIF in modes 1 and 2, which the date, GPS and camera
+    /// readers walk): whatever was read obeys the types' ranges.
+    static func checkMetadata(_ metadata: PhotoMetadata) {
+        if let taken = metadata.dateTaken {
+            precondition(taken.year >= 1826 && (1...12).contains(taken.month) && (1...31).contains(taken.day), "bad date")
+            precondition((0...23).contains(taken.hour) && (0...59).contains(taken.minute) && (0...59).contains(taken.second), "bad time")
+            precondition(taken.utcOffsetMinutes.map { abs($0) <= 14 * 60 } ?? true, "bad offset")
+        }
+        if let location = metadata.location {
+            precondition(abs(location.latitude) <= 90 && abs(location.longitude) <= 180, "bad position")
         }
     }
 

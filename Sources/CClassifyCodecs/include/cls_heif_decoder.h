@@ -14,6 +14,8 @@
 #ifndef CLS_HEIF_DECODER_H
 #define CLS_HEIF_DECODER_H
 
+#include <stddef.h>
+
 #include "cls_image_info.h"
 #include "cls_status.h"
 
@@ -38,6 +40,22 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
                                  uint32_t thumbnail_minimum_short_side,
                                  cls_heif_decoder **decoder, cls_image_info *info,
                                  cls_message *message);
+
+/// The metadata blocks a HEIF file can attach to its primary image (ISO/IEC 23008-12 items
+/// linked by a 'cdsc' reference).
+typedef enum cls_heif_metadata {
+    /// The "Exif" item: a 4-byte big-endian offset to the TIFF header, then the EXIF bytes.
+    CLS_HEIF_METADATA_EXIF = 0,
+    /// A "mime" item of content type application/rdf+xml: the XMP packet.
+    CLS_HEIF_METADATA_XMP = 1,
+} cls_heif_metadata;
+
+/// The size in bytes of the primary image's first metadata block of `kind`, 0 when it has none.
+size_t cls_heif_decoder_metadata_size(cls_heif_decoder *decoder, cls_heif_metadata kind);
+
+/// Copies that block into `buffer`, whose `capacity` must be at least its size.
+cls_status cls_heif_decoder_copy_metadata(cls_heif_decoder *decoder, cls_heif_metadata kind, uint8_t *buffer,
+                                          size_t capacity, cls_message *message);
 
 /// Decodes into interleaved 8-bit RGB rows of output_width * 3 bytes. Call at most once.
 cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb, size_t capacity,

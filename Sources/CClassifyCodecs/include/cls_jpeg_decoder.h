@@ -31,6 +31,10 @@ typedef struct cls_jpeg_header {
     /// or NULL. Owned by the decoder; valid only until read_pixels or close is called.
     const uint8_t *exif;
     size_t exif_size;
+    /// The XMP packet of the first APP1 "http://ns.adobe.com/xap/1.0/\0" segment (prefix
+    /// removed), or NULL; owned and valid like `exif`.
+    const uint8_t *xmp;
+    size_t xmp_size;
 } cls_jpeg_header;
 
 /// Reads the header of the JPEG in `data` (which must stay valid until close).

@@ -24,13 +24,18 @@ public struct DecodedImage: Sendable, Equatable {
     /// `pixels` were decoded at 1/decodeScale of the full size: 1, 2, 4 or 8 (JPEG only).
     /// Usage: `let wasReduced = image.decodeScale > 1`
     public let decodeScale: Int
+    /// When, where and with what camera the photo was taken, read from the file's EXIF and
+    /// XMP in the same pass as the pixels; empty for formats without it (GIF) or when built
+    /// from pixels. Usage: `let taken = image.metadata.dateTaken?.iso8601`
+    public let metadata: PhotoMetadata
 
     /// Wraps already-decoded pixels, e.g. to preprocess an image from another source.
     ///
     /// Usage: `DecodedImage(width: 2, height: 1, pixels: [255, 0, 0, 0, 0, 255], format: .png)`
     public init(
         width: Int, height: Int, pixels: [UInt8], format: ImageFormat,
-        originalWidth: Int? = nil, originalHeight: Int? = nil, decodeScale: Int = 1
+        originalWidth: Int? = nil, originalHeight: Int? = nil, decodeScale: Int = 1,
+        metadata: PhotoMetadata = PhotoMetadata()
     ) {
         precondition(width > 0 && height > 0, "an image needs at least one pixel")
         precondition(pixels.count == width * height * 3, "pixels must hold width * height RGB triples")
@@ -41,5 +46,6 @@ public struct DecodedImage: Sendable, Equatable {
         self.originalWidth = originalWidth ?? width
         self.originalHeight = originalHeight ?? height
         self.decodeScale = decodeScale
+        self.metadata = metadata
     }
 }

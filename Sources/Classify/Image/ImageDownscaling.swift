@@ -56,7 +56,8 @@ extension DecodedImage {
         }
         return DecodedImage(
             width: outputWidth, height: outputHeight, pixels: resized, format: format,
-            originalWidth: originalWidth, originalHeight: originalHeight, decodeScale: decodeScale)
+            originalWidth: originalWidth, originalHeight: originalHeight, decodeScale: decodeScale,
+            metadata: metadata)
     }
 
     @inline(__always)

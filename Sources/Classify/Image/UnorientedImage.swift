@@ -12,6 +12,8 @@ struct UnorientedImage: Sendable {
     /// How the stored pixels must be turned to be upright (EXIF orientation, the TIFF tag,
     /// a raw file's flip); identity when the codec already applied it (HEIF transforms).
     var orientation: ImageOrientation
+    /// Date taken, place and camera, read from the same bytes by the format's decoder.
+    var metadata = PhotoMetadata()
 
     /// The upright image.
     func oriented() -> DecodedImage {
@@ -21,6 +23,6 @@ struct UnorientedImage: Sendable {
         return DecodedImage(
             width: upright.width, height: upright.height, pixels: upright.pixels, format: format,
             originalWidth: originalWidth, originalHeight: originalHeight,
-            decodeScale: scaleDenominator)
+            decodeScale: scaleDenominator, metadata: metadata)
     }
 }

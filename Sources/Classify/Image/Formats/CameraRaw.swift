@@ -53,6 +53,9 @@ enum CameraRawDecoding: FormatDecoder {
             throw .noPreview("the embedded preview\(from) is only \(image.fullWidth)x\(image.fullHeight) pixels")
         }
         image.format = .raw
+        // TIFF-based raw files carry their EXIF in the file's own IFDs (the preview's, if any,
+        // is often stripped); others (CR3, RAF) keep what the preview JPEG had.
+        if ImageSignature.isTIFF(bytes) { image.metadata = TIFFMetadata.read(bytes).filling(from: image.metadata) }
         image.orientation = ImageOrientation(rawValue: Int(preview.orientation)) ?? .identity
         return image
     }

@@ -24,11 +24,13 @@ protocol FormatDecoder {
 /// The two-step C decoders of the newer formats share one shape: open (header, size check,
 /// `cls_image_info`), then read the pixels into a buffer Swift allocates, then close.
 enum TwoStepDecoding {
-    /// Opens with `open`, allocates `output_width * output_height * 3` bytes only after the
+    /// Opens with `open`, lets `inspect` read what else the open decoder knows (HEIF's metadata
+    /// items), allocates `output_width * output_height * 3` bytes only after the
     /// header passed the pixel limit, fills them with `read`, and always calls `close`.
     static func run(
         format: ImageFormat, limit: Int,
         open: (inout OpaquePointer?, inout cls_image_info, inout cls_message) -> cls_status,
+        inspect: (OpaquePointer) -> Void = { _ in },
         read: (OpaquePointer, UnsafeMutablePointer<UInt8>?, Int, inout cls_message) -> cls_status,
         close: (OpaquePointer?) -> Void
     ) throws(ImageDecodingError) -> UnorientedImage {
@@ -40,6 +42,7 @@ enum TwoStepDecoding {
         guard opened == CLS_OK, let decoder else {
             throw ImageDecodingError(status: opened, message: message, width: info.width, height: info.height, limit: limit)
         }
+        inspect(decoder)
         let width = Int(info.output_width), height = Int(info.output_height)
         let byteCount = width * height * 3
         var status = CLS_OK

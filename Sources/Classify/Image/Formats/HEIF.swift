@@ -19,15 +19,19 @@ enum HEIFDecoding: FormatDecoder {
     ) throws(ImageDecodingError) -> UnorientedImage {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = request.maximumPixelCount
-        return try TwoStepDecoding.run(
+        var metadata = PhotoMetadata()
+        var image = try TwoStepDecoding.run(
             format: format, limit: limit,
             open: { decoder, info, message in
                 // The embedded thumbnail is not used: see docs/formats.md, "Accuracy by format" (measured).
                 cls_heif_decoder_open(
                     base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, &decoder, &info, &message)
             },
+            inspect: { metadata = HEIFMetadata.read($0) },
             read: { cls_heif_decoder_read_pixels($0, $1, $2, &$3) },
             close: { cls_heif_decoder_close($0) })
+        image.metadata = metadata
+        return image
     }
 }
 

@@ -29,6 +29,7 @@ enum JPEGDecoding: FormatDecoder {
         }
         // Marker memory is released once decoding starts, so copy the EXIF bytes now.
         let exif = header.exif.map { Array(UnsafeBufferPointer(start: $0, count: header.exif_size)) }
+        let metadata = JPEGMetadata.read(exif: exif, header)
 
         let width = Int(header.output_width), height = Int(header.output_height)
         let byteCount = width * height * 3
@@ -42,9 +43,11 @@ enum JPEGDecoding: FormatDecoder {
                 status: status, message: message, width: header.image_width,
                 height: header.image_height, limit: maximumPixelCount)
         }
-        return UnorientedImage(
+        var image = UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: Int(header.image_width),
             fullHeight: Int(header.image_height), scaleDenominator: Int(header.scale_denominator),
             format: .jpeg, orientation: exif.map(ExifOrientationReader.orientation(in:)) ?? .identity)
+        image.metadata = metadata
+        return image
     }
 }

@@ -36,9 +36,11 @@ enum PNGDecoding: FormatDecoder {
                 status: status, message: message, width: header.width, height: header.height,
                 limit: maximumPixelCount)
         }
-        return UnorientedImage(
+        var image = UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: width, fullHeight: height,
             scaleDenominator: 1, format: .png,
             orientation: PNGChunkReader.exifPayload(in: bytes).map(ExifOrientationReader.orientation(in:)) ?? .identity)
+        image.metadata = PNGMetadata.read(bytes)
+        return image
     }
 }

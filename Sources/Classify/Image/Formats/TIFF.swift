@@ -9,12 +9,14 @@ enum TIFFDecoding: FormatDecoder {
     {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = request.maximumPixelCount
-        return try TwoStepDecoding.run(
+        var image = try TwoStepDecoding.run(
             format: .tiff, limit: limit,
             open: { decoder, info, message in
                 cls_tiff_decoder_open(base, bytes.count, UInt64(clamping: max(0, limit)), &decoder, &info, &message)
             },
             read: { cls_tiff_decoder_read_pixels($0, $1, $2, &$3) },
             close: { cls_tiff_decoder_close($0) })
+        image.metadata = TIFFMetadata.read(bytes)
+        return image
     }
 }

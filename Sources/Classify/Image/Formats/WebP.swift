@@ -21,6 +21,7 @@ enum WebPDecoding: FormatDecoder {
             close: { cls_webp_decoder_close($0) })
         image.orientation = RIFFChunkReader.payload(of: "EXIF", in: bytes).map(ExifOrientationReader.orientation(in:))
             ?? .identity
+        image.metadata = WebPMetadata.read(bytes)
         return image
     }
 }

@@ -1,0 +1,256 @@
+import Foundation
+
+/// Offline places: the GeoNames populated places of `Models/places/places.bin` (see
+/// Models/FORMAT.md, "Places"), memory-mapped on first use, with a grid index for "which
+/// place was this photo taken in" and a name index for "photos from Lyon".
+///
+/// Reverse geocoding looks at the 0.5-degree grid cells within 25 km of the point (two to
+/// six cells; about a thousand places in the densest parts of Europe) and ranks the places
+/// within 25 km by ``PlaceRanking``: population over cubed distance, so the town you were in
+/// beats the hamlet whose centre happened to be nearer. Immutable and `Sendable`: share one.
+///
+/// Usage:
+/// ```swift
+/// let places = try PlaceDirectory.shared()
+/// if let location = image.metadata.location, let place = places.nearestPlace(to: location) {
+///     print("\(place.name), \(place.countryName)")      // "Strasbourg, France"
+/// }
+/// let lyons = places.places(named: "lyon")                // most populous first
+/// ```
+public final class PlaceDirectory: Sendable {
+    /// Environment variable naming a places file to use instead of the searched locations.
+    /// Usage: `CLASSIFY_PLACES_FILE=/data/places.bin classify-tool ...`
+    public static let environmentVariable = "CLASSIFY_PLACES_FILE"
+
+    let file: PlacesFile
+    private let countriesByKey: [String: Country]
+
+    /// Opens (memory-maps) and checks a places file.
+    /// Usage: `let places = try PlaceDirectory(contentsOf: URL(fileURLWithPath: "Models/places/places.bin"))`
+    public init(contentsOf url: URL) throws(PlacesFileError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw .unreadable(path: url.path, reason: error.localizedDescription)
+        }
+        file = try PlacesFile(data: data, path: url.path)
+        var countries: [String: Country] = [:]
+        for index in 0..<file.countryCount {
+            let country = Self.country(at: index, in: file)
+            countries[country.code.lowercased()] = country
+            countries[PlaceNameKey.key(country.name)] = country
+        }
+        countriesByKey = countries
+    }
+
+    /// The files tried by ``shared()``, in order: ``environmentVariable``, then `places/places.bin`
+    /// wherever ``ModelLocator`` looks for models (installed beside the executable, or this
+    /// package's `Models/`).
+    /// Usage: `print(PlaceDirectory.candidateFiles().map(\.path))`
+    public static func candidateFiles() -> [URL] {
+        var files: [URL] = []
+        if let override = ProcessInfo.processInfo.environment[environmentVariable], !override.isEmpty {
+            files.append(URL(fileURLWithPath: override))
+        }
+        files += ModelLocator.candidateDirectories(modelName: "places").map { $0.appending(path: "places.bin") }
+        return files
+    }
+
+    private static let loaded: Result<PlaceDirectory, PlacesFileError> = {
+        let candidates = candidateFiles()
+        guard let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0.path) }) else {
+            return .failure(.notFound(searched: candidates.map(\.path)))
+        }
+        return Result { () throws(PlacesFileError) -> PlaceDirectory in try PlaceDirectory(contentsOf: found) }
+    }()
+
+    /// The places file found by ``candidateFiles()``, loaded once on first use and shared.
+    /// Usage: `let place = try PlaceDirectory.shared().nearestPlace(to: location)`
+    public static func shared() throws(PlacesFileError) -> PlaceDirectory {
+        try loaded.get()
+    }
+
+    /// How many places the file holds. Usage: `places.count`
+    public var count: Int { file.placeCount }
+
+    // MARK: Reverse geocoding
+
+    /// The place a photo taken at `coordinate` was taken in, ranked by ``PlaceRanking`` among
+    /// those within 25 km; nil at sea or far from any place.
+    /// Usage: `places.nearestPlace(to: GPSCoordinate(latitude: 48.58, longitude: 7.75)!)?.name  // "Strasbourg"`
+    public func nearestPlace(to coordinate: GPSCoordinate) -> Place? {
+        nearestPlace(latitude: coordinate.latitude, longitude: coordinate.longitude)
+    }
+
+    /// ``nearestPlace(to:)`` for bare degrees; nil for values out of range.
+    /// Usage: `places.nearestPlace(latitude: 42.3149, longitude: -83.0364)?.name  // "Windsor"`
+    public func nearestPlace(latitude: Double, longitude: Double) -> Place? {
+        guard let index = nearestPlaceIndex(latitude: latitude, longitude: longitude) else { return nil }
+        return place(at: index)
+    }
+
+    /// The row of the winning place, without building a ``Place``.
+    package func nearestPlaceIndex(latitude: Double, longitude: Double) -> Int? {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+        let file = self.file
+        let radius = PlaceRanking.searchRadiusKilometres
+        // Degrees of latitude per km are constant; of longitude they grow towards the poles.
+        let latitudeSpan = radius / (PlaceRanking.earthRadiusKilometres * .pi / 180)
+        let farthestLatitude = min(90, abs(latitude) + latitudeSpan)
+        let cosine = cos(farthestLatitude * .pi / 180)
+        let longitudeSpan = cosine > 1e-9 ? latitudeSpan / cosine : 360
+        let perDegree = Double(file.cellsPerDegree)
+        let firstRow = max(0, Int(((latitude - latitudeSpan + 90) * perDegree).rounded(.down)))
+        let lastRow = min(file.gridHeight - 1, Int(((latitude + latitudeSpan + 90) * perDegree).rounded(.down)))
+        var columns: [Int]
+        if longitudeSpan >= 180 {
+            columns = Array(0..<file.gridWidth)
+        } else {
+            let first = Int(((longitude - longitudeSpan + 180) * perDegree).rounded(.down))
+            let last = Int(((longitude + longitudeSpan + 180) * perDegree).rounded(.down))
+            // Wrap around the antimeridian.
+            columns = (first...last).map { ($0 % file.gridWidth + file.gridWidth) % file.gridWidth }
+        }
+        let scale = PlacesFile.coordinateScale
+        let kilometresPerDegree = PlaceRanking.earthRadiusKilometres * .pi / 180
+        // 1% margin over the radius: the flat distance may differ that much from the great circle.
+        let flatLimit = (radius * 1.01) * (radius * 1.01)
+        let latitudeLimit = Int32(((latitudeSpan) * scale).rounded(.up))
+        let queryLatitude = Int32((latitude * scale).rounded())
+
+        var best: (index: Int, pull: Double, distance: Double)?
+        file.data.withUnsafeBytes { bytes in
+            let cells = file.offset(.cellStarts), latitudes = file.offset(.latitudes)
+            let longitudes = file.offset(.longitudes), populations = file.offset(.populations)
+            for row in firstRow...max(firstRow, lastRow) where row <= lastRow {
+                for column in columns {
+                    let cell = row * file.gridWidth + column
+                    let start = Int(bytes.littleEndianUInt32(cells + cell * 4))
+                    let end = Int(bytes.littleEndianUInt32(cells + cell * 4 + 4))
+                    guard start < end else { continue }
+                    for index in start..<end {
+                        let placeLatitude = bytes.littleEndianInt32(latitudes + index * 4)
+                        // Cheap rejection on latitude, then on a flat-map distance that never
+                        // overstates (east-west km at the band's smallest cosine), before any
+                        // trigonometry: most places of the cells are outside the circle.
+                        guard abs(placeLatitude &- queryLatitude) <= latitudeLimit else { continue }
+                        let placeLongitude = Double(bytes.littleEndianInt32(longitudes + index * 4)) / scale
+                        var longitudeDegrees = abs(placeLongitude - longitude)
+                        if longitudeDegrees > 180 { longitudeDegrees = 360 - longitudeDegrees }
+                        let northSouth = Double(placeLatitude &- queryLatitude) / scale * kilometresPerDegree
+                        let eastWest = longitudeDegrees * kilometresPerDegree * cosine
+                        guard northSouth * northSouth + eastWest * eastWest <= flatLimit else { continue }
+                        let distance = PlaceRanking.distanceKilometres(
+                            latitude: latitude, longitude: longitude, toLatitude: Double(placeLatitude) / scale,
+                            longitude: placeLongitude)
+                        guard distance <= radius else { continue }
+                        let population = Int(bytes.littleEndianUInt32(populations + index * 4))
+                        let pull = PlaceRanking.pull(population: population, distanceKilometres: distance)
+                        if let current = best,
+                            pull < current.pull || (pull == current.pull && (distance > current.distance || (distance == current.distance && index > current.index)))
+                        {
+                            continue
+                        }
+                        best = (index, pull, distance)
+                    }
+                }
+            }
+        }
+        return best?.index
+    }
+
+    // MARK: Names
+
+    /// Places whose name or (for places of 100 000 people or more) alternate name is `name`,
+    /// ignoring case, accents and repeated blanks; most populous first, each place once.
+    /// Usage: `places.places(named: "Zurich").first?.name  // "Zürich"`
+    public func places(named name: String) -> [Place] {
+        let key = Array(PlaceNameKey.key(name).utf8)
+        guard !key.isEmpty else { return [] }
+        var indices: [Int] = []
+        file.data.withUnsafeBytes { bytes in
+            let keys = file.offset(.nameKeys), pool = file.offset(.strings)
+            func compare(_ row: Int) -> Int {
+                // The high bit: the key is the ASCII name at this offset, lowercased.
+                let offset = bytes.littleEndianUInt32(keys + row * 8)
+                let lowercases = offset & PlacesFile.asciiLowercasedName != 0
+                let start = pool + Int(offset & ~PlacesFile.asciiLowercasedName)
+                var position = 0
+                while true {
+                    var stored: UInt8 = start + position < bytes.count ? bytes[start + position] : 0
+                    if lowercases, (0x41...0x5A).contains(stored) { stored += 0x20 }
+                    let wanted: UInt8 = position < key.count ? key[position] : 0
+                    if stored != wanted { return stored < wanted ? -1 : 1 }
+                    if stored == 0 { return 0 }
+                    position += 1
+                }
+            }
+            var low = 0, high = file.nameKeyCount
+            while low < high {
+                let middle = (low + high) / 2
+                if compare(middle) < 0 { low = middle + 1 } else { high = middle }
+            }
+            var row = low
+            while row < file.nameKeyCount, compare(row) == 0 {
+                let index = Int(bytes.littleEndianUInt32(keys + row * 8 + 4))
+                if index < file.placeCount { indices.append(index) }
+                row += 1
+            }
+        }
+        var seen = Set<Int>()
+        return indices.filter { seen.insert($0).inserted }.map(place(at:)).sorted {
+            ($0.population, -$0.id) > ($1.population, -$1.id)
+        }
+    }
+
+    /// The country whose English name or ISO 3166-1 alpha-2 code is `name`, ignoring case and
+    /// accents. Usage: `places.country(named: "de")?.name  // "Germany"`
+    public func country(named name: String) -> Country? {
+        countriesByKey[PlaceNameKey.key(name)]
+    }
+
+    // MARK: Rows
+
+    /// The place in row `index` (0..<count).
+    package func place(at index: Int) -> Place {
+        let file = self.file
+        return file.data.withUnsafeBytes { bytes in
+            let admin1Row = Int(bytes.littleEndianUInt16(file.offset(.admin1Indices) + index * 2))
+            let zoneRow = Int(bytes.littleEndianUInt16(file.offset(.timeZoneIndices) + index * 2))
+            let countryRow = Int(bytes[file.offset(.countryIndices) + index])
+            let country = countryRow < file.countryCount ? Self.country(at: countryRow, in: file) : Country(code: "", name: "")
+            var admin1Code = "", admin1Name = ""
+            if admin1Row < file.admin1Count {
+                let row = file.offset(.admin1) + admin1Row * 12
+                admin1Code = file.string(at: Int(bytes.littleEndianUInt32(row + 4)), in: bytes)
+                admin1Name = file.string(at: Int(bytes.littleEndianUInt32(row + 8)), in: bytes)
+            }
+            let zone = zoneRow < file.timeZoneCount
+                ? file.string(at: Int(bytes.littleEndianUInt32(file.offset(.timeZones) + zoneRow * 4)), in: bytes) : ""
+            return Place(
+                id: Int(bytes.littleEndianUInt32(file.offset(.ids) + index * 4)),
+                name: file.string(at: Int(bytes.littleEndianUInt32(file.offset(.names) + index * 4)), in: bytes),
+                latitude: Double(bytes.littleEndianInt32(file.offset(.latitudes) + index * 4)) / PlacesFile.coordinateScale,
+                longitude: Double(bytes.littleEndianInt32(file.offset(.longitudes) + index * 4)) / PlacesFile.coordinateScale,
+                population: Int(bytes.littleEndianUInt32(file.offset(.populations) + index * 4)),
+                countryCode: country.code, countryName: country.name, admin1Code: admin1Code,
+                admin1Name: admin1Name.isEmpty ? nil : admin1Name, timeZoneIdentifier: zone)
+        }
+    }
+
+    private static func country(at index: Int, in file: PlacesFile) -> Country {
+        file.data.withUnsafeBytes { bytes in
+            let row = file.offset(.countries) + index * 8
+            let code = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[row..<row + 2]), as: UTF8.self)
+            return Country(code: code, name: file.string(at: Int(bytes.littleEndianUInt32(row + 4)), in: bytes))
+        }
+    }
+}
+
+extension PlaceDirectory {
+    /// The population of row `index`, without building a ``Place`` (for tests and tools).
+    package func population(at index: Int) -> Int {
+        file.data.withUnsafeBytes { Int($0.littleEndianUInt32(file.offset(.populations) + index * 4)) }
+    }
+}
