@@ -148,6 +148,8 @@ let package = Package(
             name: "ClassifyBenchmarks",
             dependencies: [
                 "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifySupport",
+                // Seeded random points and workloads.
+                "ClassifyTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -158,10 +160,6 @@ let package = Package(
                 "ClassifyBenchmarks", "Classify", "TagIndex", "TagIndexPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-
-        // MARK: Developer tools (not products)
-        // Times reverse-geocoding and name lookups on Models/places/places.bin (build it with -c release).
-        .executableTarget(name: "places-benchmark", dependencies: ["Classify", "ClassifyTestSupport"]),
 
         // MARK: Fuzzing (not products: never built for dependents)
         // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
