@@ -72,7 +72,7 @@ public struct ImageClassifier: Sendable {
     }
 
     /// The raw network outputs for a decoded image (for calibration and tests).
-    public func infer(_ image: DecodedImage) -> InferenceOutput {
+    package func infer(_ image: DecodedImage) -> InferenceOutput {
         var preprocessor = preprocessors.take()
         defer { preprocessors.give(preprocessor) }
         return model.infer { input in preprocessor.preprocess(image, into: input) }

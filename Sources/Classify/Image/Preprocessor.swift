@@ -20,16 +20,16 @@
 /// var input = [Float](repeating: 0, count: Preprocessor.outputCount)
 /// input.withUnsafeMutableBufferPointer { preprocessor.preprocess(image, into: $0) }
 /// ```
-public struct Preprocessor: Sendable {
+package struct Preprocessor: Sendable {
     /// Short side of the resized image before cropping.
     /// Usage: `ImageDecoder().decode(data, minimumShortSide: Preprocessor.resizedShortSide)`
-    public static let resizedShortSide = 256
+    package static let resizedShortSide = 256
     /// Side of the square centre crop, which is the model's input size.
     /// Usage: `let shape = [1, Preprocessor.cropSide, Preprocessor.cropSide, 3]`
-    public static let cropSide = 224
+    package static let cropSide = 224
     /// Floats written per image: 224 * 224 * 3.
     /// Usage: `var input = [Float](repeating: 0, count: Preprocessor.outputCount)`
-    public static let outputCount = cropSide * cropSide * 3
+    package static let outputCount = cropSide * cropSide * 3
 
     private var columnTaps = TriangleFilterTaps()
     private var rowTaps = TriangleFilterTaps()
@@ -39,12 +39,12 @@ public struct Preprocessor: Sendable {
     /// Creates a preprocessor with empty scratch; it grows on first use and is then reused.
     ///
     /// Usage: `var preprocessor = Preprocessor()`
-    public init() {}
+    package init() {}
 
     /// Size of the image after resizing its short side to 256 (before the crop).
     ///
     /// Usage: `Preprocessor.resizedSize(width: 1000, height: 500)  // (512, 256)`
-    public static func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package static func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
         precondition(width > 0 && height > 0)
         let short = min(width, height), long = max(width, height)
         let resizedLong = Int(
@@ -57,7 +57,7 @@ public struct Preprocessor: Sendable {
     /// `Preprocessor.outputCount` floats.
     ///
     /// Usage: `input.withUnsafeMutableBufferPointer { preprocessor.preprocess(image, into: $0) }`
-    public mutating func preprocess(_ image: DecodedImage, into output: UnsafeMutableBufferPointer<Float>) {
+    package mutating func preprocess(_ image: DecodedImage, into output: UnsafeMutableBufferPointer<Float>) {
         image.pixels.withUnsafeBufferPointer { pixels in
             preprocess(pixels: pixels, width: image.width, height: image.height, into: output)
         }
@@ -66,7 +66,7 @@ public struct Preprocessor: Sendable {
     /// Returns a new array holding the 224x224x3 tensor for `image`.
     ///
     /// Usage: `let input = preprocessor.preprocess(image)`
-    public mutating func preprocess(_ image: DecodedImage) -> [Float] {
+    package mutating func preprocess(_ image: DecodedImage) -> [Float] {
         [Float](unsafeUninitializedCapacity: Self.outputCount) { buffer, count in
             preprocess(image, into: buffer)
             count = Self.outputCount

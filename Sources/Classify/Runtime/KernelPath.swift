@@ -40,7 +40,7 @@ public enum KernelPath: String, Sendable, CaseIterable, Comparable {
     /// `body` must not suspend or hop threads: the choice belongs to the calling thread.
     ///
     /// Usage: `let output = try KernelPath.run(on: .portable) { try network.run(input) }`
-    public static func run<Result>(on path: KernelPath, _ body: () throws -> Result) rethrows -> Result {
+    package static func run<Result>(on path: KernelPath, _ body: () throws -> Result) rethrows -> Result {
         let outer = cls_kernels_set_thread_level(path.level)
         defer { cls_kernels_set_thread_level(outer) }
         return try body()

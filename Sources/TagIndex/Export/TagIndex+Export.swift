@@ -33,7 +33,7 @@ extension TagIndex {
         query = query.exportPages(of: pageSize)
         while true {
             let hits = try search(query).hits
-            let ids = SQLCompiler.json(hits.map(\.imageID))
+            let ids = SQLiteDialect.json(hits.map(\.imageID))
             let records = try guardingStorage { try database.read { db in
                 try ExportReader(db: db, taxonomy: taxonomy(db), filter: filter).records(
                     where: "i.id IN (SELECT value FROM json_each(?)) ORDER BY i.path", [ids])

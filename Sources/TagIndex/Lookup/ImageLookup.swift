@@ -43,7 +43,7 @@ extension TagIndex {
                 var labels: [Int64: [ImageLabel]] = [:]
                 let rows = try Row.fetchCursor(
                     db, sql: "SELECT image_id, packed FROM image_labels WHERE image_id IN (SELECT value FROM json_each(?))",
-                    arguments: [SQLCompiler.json(imageIDs)])
+                    arguments: [SQLiteDialect.json(imageIDs)])
                 while let row = try rows.next() {
                     labels[row[0]] = Self.imageLabels(packed: row[1], taxonomy: taxonomy)
                 }

@@ -63,31 +63,31 @@ package struct Searcher {
         if Self.prefersDenseEvaluation(plan, query) {
             return try runDense(plan, total: total)
         }
-        var compiler = SQLCompiler(status: query.filters.status, total: total)
-        let match = compiler.set(plan)
         let joinsImages = query.filters.needsImageRow || query.sort != .confidence
         let calibratedThresholds = try calibratedThresholdsByLabel()
         let passes = calibratedThresholds.map(Self.passesFunction)
-        let functionName = passes?.name ?? ""
         if let passes { db.add(function: passes) }
         defer { if let passes { db.remove(function: passes) } }
+        let binder = SQLBinder(SQLiteDialect(passesFunction: passes?.name))
+        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
 
-        var resultSet = SQLFragment("SELECT m.image_id AS image_id, m.score AS score FROM (") + match
-            + SQLFragment(") AS m")
+        var resultSet = "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m"
         if joinsImages {
-            resultSet += SQLFragment(" CROSS JOIN images AS i ON i.id = m.image_id")
-            resultSet += filterConditions(passesFunction: passes == nil ? nil : functionName)
+            resultSet += " CROSS JOIN images AS i ON i.id = m.image_id"
+            resultSet += SearchFilters(query: query, calibrated: calibratedThresholds).whereClause(binder)
         }
+        // The result set's arguments, before the page's own.
+        let resultArguments = binder.statementArguments
 
         var page = resultSet
         switch query.sort {
-        case .confidence: page += SQLFragment(" ORDER BY m.score DESC, m.image_id DESC")
-        case .path: page += SQLFragment(" ORDER BY i.path, i.id")
-        case .date: page += SQLFragment(" ORDER BY i.mtime DESC, i.id DESC")
+        case .confidence: page += " ORDER BY m.score DESC, m.image_id DESC"
+        case .path: page += " ORDER BY i.path, i.id"
+        case .date: page += " ORDER BY i.mtime DESC, i.id DESC"
         }
         let offset = (query.page - 1) * query.limit
-        page += SQLFragment(" LIMIT ? OFFSET ?", [query.limit, offset])
-        let rows = try Row.fetchAll(db, sql: page.sql, arguments: page.arguments)
+        page += " LIMIT \(binder.bind(query.limit)) OFFSET \(binder.bind(offset))"
+        let rows = try Row.fetchAll(db, sql: page, arguments: binder.statementArguments)
         let scored = rows.map { (id: $0[0] as Int64, score: StorageFormat.confidence(($0[1] as Int?) ?? 0)) }
 
         let totalCount: Int
@@ -99,11 +99,10 @@ package struct Searcher {
             // labels.image_count counts the rows at the floor: exactly this result set.
             totalCount = label.estimate
         } else {
-            let count = SQLFragment("SELECT COUNT(*) FROM (") + resultSet + SQLFragment(")")
-            totalCount = try Int.fetchOne(db, sql: count.sql, arguments: count.arguments) ?? 0
+            totalCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(resultSet))", arguments: resultArguments) ?? 0
         }
 
-        let facets = query.facetCount > 0 ? try facets(resultSet, calibrated: calibratedThresholds) : []
+        let facets = query.facetCount > 0 ? try facets(resultSet, resultArguments, calibrated: calibratedThresholds) : []
         return SearchPage(
             hits: try hits(scored), totalCount: totalCount, page: query.page, limit: query.limit, facets: facets)
     }
@@ -199,67 +198,14 @@ package struct Searcher {
         return thresholds
     }
 
-    func filterConditions(passesFunction: String?) -> SQLFragment {
-        let filters = query.filters
-        var conditions: [SQLFragment] = []
-        for folder in filters.folders {
-            conditions.append(SQLFragment("i.path >= ? AND i.path < ?", [folder + "/", folder + "0"]))
-        }
-        if !filters.fileTypes.isEmpty {
-            let alternatives = filters.fileTypes.map { _ in "i.path LIKE ? ESCAPE '\\'" }.joined(separator: " OR ")
-            let patterns = filters.fileTypes.map { type in
-                "%." + type.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-            }
-            conditions.append(SQLFragment("(\(alternatives))", StatementArguments(patterns)))
-        }
-        if let after = filters.modifiedAfter {
-            conditions.append(SQLFragment("i.mtime >= ?", [Timestamps.microseconds(after)]))
-        }
-        if let before = filters.modifiedBefore {
-            conditions.append(SQLFragment("i.mtime < ?", [Timestamps.microseconds(before)]))
-        }
-        if let width = filters.minimumWidth { conditions.append(SQLFragment("i.width >= ?", [width])) }
-        if let height = filters.minimumHeight { conditions.append(SQLFragment("i.height >= ?", [height])) }
-        if let bytes = filters.minimumBytes { conditions.append(SQLFragment("i.size >= ?", [bytes])) }
-        if let bytes = filters.maximumBytes { conditions.append(SQLFragment("i.size <= ?", [bytes])) }
-        if let faces = filters.faceCount {
-            conditions.append(SQLFragment(
-                "EXISTS (SELECT 1 FROM image_faces AS f WHERE f.image_id = i.id AND f.face_count BETWEEN ? AND ?)",
-                [faces.lowerBound, faces.upperBound]))
-        }
-        switch filters.status {
-        case .indexed:
-            conditions.append(SQLFragment("i.error_stage IS NULL"))
-        case .failed:
-            conditions.append(SQLFragment("i.error_stage IS NOT NULL"))
-        case .untagged:
-            conditions.append(SQLFragment("i.error_stage IS NULL"))
-            if let passesFunction {
-                conditions.append(SQLFragment(
-                    "NOT EXISTS (SELECT 1 FROM image_labels AS il WHERE il.image_id = i.id AND \(passesFunction)(il.packed))"))
-            } else {
-                conditions.append(SQLFragment(
-                    "(i.top_confidence IS NULL OR i.top_confidence < ?)",
-                    [StorageFormat.threshold(query.minimumConfidence)]))
-            }
-        }
-        var fragment = SQLFragment("")
-        for (position, condition) in conditions.enumerated() {
-            fragment += SQLFragment(position == 0 ? " WHERE " : " AND ") + condition
-        }
-        return fragment
-    }
-
     /// Counts, over the whole result set, the labels that pass the query's
     /// threshold or, when calibrated, their calibrated threshold (both on `best`),
     /// from the packed labels of each result.
-    private func facets(_ resultSet: SQLFragment, calibrated: [Int64: Int]?) throws -> [Facet] {
-        let sql = SQLFragment("SELECT packed FROM image_labels WHERE image_id IN (SELECT image_id FROM (")
-            + resultSet + SQLFragment("))")
+    private func facets(_ resultSet: String, _ arguments: StatementArguments, calibrated: [Int64: Int]?) throws -> [Facet] {
+        let sql = "SELECT packed FROM image_labels WHERE image_id IN (SELECT image_id FROM (\(resultSet)))"
         let threshold = StorageFormat.threshold(query.minimumConfidence)
         var counts: [Int64: Int] = [:]
-        let cursor = try Data.fetchCursor(db, sql: sql.sql, arguments: sql.arguments)
+        let cursor = try Data.fetchCursor(db, sql: sql, arguments: arguments)
         var dense = [Int32](repeating: 0, count: 4096)
         while let packed = try cursor.next() {
             packed.withUnsafeBytes { bytes in
@@ -287,7 +233,7 @@ package struct Searcher {
                 SELECT id, path, size, mtime, width, height, error_stage, error_reason
                 FROM images WHERE id IN (SELECT value FROM json_each(?))
                 """,
-            arguments: [SQLCompiler.json(scored.map(\.id))])
+            arguments: [SQLiteDialect.json(scored.map(\.id))])
         var byID: [Int64: Row] = [:]
         for row in rows { byID[row[0]] = row }
         return scored.compactMap { id, score in

@@ -124,7 +124,7 @@ extension TagIndex {
             var facts: [Int64: DuplicateMember] = [:]
             for row in try Row.fetchAll(
                 db, sql: "SELECT id, path, width, height, size FROM images WHERE id IN (SELECT value FROM json_each(?))",
-                arguments: [SQLCompiler.json(components.flatMap { $0.map { matrix.ids[$0] } })])
+                arguments: [SQLiteDialect.json(components.flatMap { $0.map { matrix.ids[$0] } })])
             {
                 facts[row[0]] = DuplicateMember(imageID: row[0], path: row[1], width: row[2], height: row[3], size: row[4], score: 1)
             }
@@ -168,7 +168,7 @@ extension TagIndex {
             var members: [(Int64, DuplicateMember)] = []
             for row in try Row.fetchAll(
                 db, sql: "SELECT id, path, width, height, size FROM images WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
-                arguments: [SQLCompiler.json(ids)])
+                arguments: [SQLiteDialect.json(ids)])
             {
                 members.append((row[0], DuplicateMember(imageID: row[0], path: row[1], width: row[2], height: row[3], size: row[4], score: 1)))
             }
@@ -180,7 +180,7 @@ extension TagIndex {
     private static func storedPrints(_ db: Database, ids: [Int64]) throws -> [(Int64, [Float])] {
         try Row.fetchAll(
             db, sql: "SELECT id, feature_print FROM images WHERE id IN (SELECT value FROM json_each(?)) AND feature_print IS NOT NULL",
-            arguments: [SQLCompiler.json(ids)]
+            arguments: [SQLiteDialect.json(ids)]
         ).compactMap { row in
             (row["feature_print"] as Data?).flatMap { FeaturePrint.decode(Array($0)) }.map { (row["id"], $0) }
         }

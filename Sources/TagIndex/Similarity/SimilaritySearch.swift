@@ -98,18 +98,20 @@ extension Searcher {
         let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0
         let plan = try query.expression.map { try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan($0) }
             ?? .all
-        var compiler = SQLCompiler(status: query.filters.status, total: total)
-        var sql = SQLFragment("SELECT m.image_id FROM (") + compiler.set(plan) + SQLFragment(") AS m")
         // `untagged` under a calibrated filter: as in `search`, no label reaches its threshold.
-        let passes = try calibratedThresholdsByLabel().map(Self.passesFunction)
+        let calibrated = try calibratedThresholdsByLabel()
+        let passes = calibrated.map(Self.passesFunction)
         if let passes { db.add(function: passes) }
         defer { if let passes { db.remove(function: passes) } }
+        let binder = SQLBinder(SQLiteDialect(passesFunction: passes?.name))
+        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
+        var sql = "SELECT m.image_id FROM (\(compiler.set(plan))) AS m"
         if query.filters.needsImageRow {
-            sql += SQLFragment(" CROSS JOIN images AS i ON i.id = m.image_id") + filterConditions(passesFunction: passes?.name)
+            sql += " CROSS JOIN images AS i ON i.id = m.image_id" + SearchFilters(query: query, calibrated: calibrated).whereClause(binder)
         }
-        sql += SQLFragment(" ORDER BY m.image_id")
+        sql += " ORDER BY m.image_id"
         var ids: [Int64] = []
-        try RawScan.forEachRow(try db.makeStatement(sql: sql.sql), arguments: sql.arguments) { handle in
+        try RawScan.forEachRow(try db.makeStatement(sql: sql), arguments: binder.statementArguments) { handle in
             ids.append(Int64(RawScan.int(handle, 0)))
         }
         return ids

@@ -15,9 +15,9 @@ import PostgresNIO
 /// defer { Task { await session.close() } }
 /// let rows = try await session.query("SELECT COUNT(*) FROM images")
 /// ```
-public final class PostgresSession: Sendable {
+package final class PostgresSession: Sendable {
     /// The database this session is connected to.
-    public let descriptor: PostgresDescriptor
+    package let descriptor: PostgresDescriptor
     let connection: PostgresConnection
 
     /// PostgresNIO logs nothing users should see; errors are reported by the callers.
@@ -39,7 +39,7 @@ public final class PostgresSession: Sendable {
     /// (``PostgresBackendError/rejected(endpoint:reason:)`` when the server refuses the login).
     ///
     /// Usage: `let session = try await PostgresSession.connect(descriptor, timeout: .seconds(10))`
-    public static func connect(_ descriptor: PostgresDescriptor, timeout: Duration = .seconds(10)) async throws -> PostgresSession {
+    package static func connect(_ descriptor: PostgresDescriptor, timeout: Duration = .seconds(10)) async throws -> PostgresSession {
         let endpoint = descriptor.endpoint
         let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let configuration: PostgresConnection.Configuration
@@ -75,7 +75,7 @@ public final class PostgresSession: Sendable {
     ///
     /// Usage: `let rows = try await session.query("SELECT id FROM images WHERE path = $1", binds)`
     @discardableResult
-    public func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> PostgresRowSequence {
+    package func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> PostgresRowSequence {
         do {
             return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger)
         } catch {
@@ -86,7 +86,7 @@ public final class PostgresSession: Sendable {
     /// Runs one statement and drains its rows.
     ///
     /// Usage: `try await session.execute("CREATE TABLE t(x int)")`
-    public func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws {
+    package func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws {
         let rows = try await query(sql, binds)
         do {
             for try await _ in rows {}
@@ -98,7 +98,7 @@ public final class PostgresSession: Sendable {
     /// Every row of a statement, decoded by `decode`.
     ///
     /// Usage: `let ids = try await session.all("SELECT id FROM images") { try $0.decode(Int64.self) }`
-    public func all<Value>(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
+    package func all<Value>(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), _ decode: (PostgresRow) throws -> Value) async throws -> [Value] {
         let rows = try await query(sql, binds)
         var values: [Value] = []
         do {
@@ -114,7 +114,7 @@ public final class PostgresSession: Sendable {
     /// A transaction's isolation level.
     ///
     /// Usage: `try await session.transaction(isolation: .repeatableRead) { ... }`
-    public enum Isolation: String, Sendable {
+    package enum Isolation: String, Sendable {
         /// Each statement sees what was committed before it began (PostgreSQL's default).
         case readCommitted = "READ COMMITTED"
         /// Every statement sees what was committed before the transaction's first one.
@@ -124,7 +124,7 @@ public final class PostgresSession: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// Usage: `try await session.transaction { try await $0.execute("DELETE FROM images") }`
-    public func transaction<Value>(isolation: Isolation = .readCommitted, _ body: (PostgresSession) async throws -> Value) async throws -> Value {
+    package func transaction<Value>(isolation: Isolation = .readCommitted, _ body: (PostgresSession) async throws -> Value) async throws -> Value {
         try await execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
         do {
             let value = try await body(self)
@@ -139,7 +139,7 @@ public final class PostgresSession: Sendable {
     /// Closes the connection (errors on the way out are of no use to anyone).
     ///
     /// Usage: `await session.close()`
-    public func close() async {
+    package func close() async {
         try? await connection.close()
     }
 

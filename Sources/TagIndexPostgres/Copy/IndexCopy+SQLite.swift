@@ -12,7 +12,7 @@ extension IndexCopy {
     /// something already exists at `url` (an index is never merged into).
     ///
     /// Usage: `let summary = try await IndexCopy.copy(from: session, toNewFile: URL(fileURLWithPath: "photos.sqlite"))`
-    public static func copy(from source: PostgresSession, toNewFile url: URL, pageSize: Int = defaultPageSize) async throws -> Summary {
+    package static func copy(from source: PostgresSession, toNewFile url: URL, pageSize: Int = defaultPageSize) async throws -> Summary {
         guard pageSize >= 1 else { throw TagIndexError.invalidInput("a copy reads at least one row at a time") }
         let path = url.path
         guard !FileManager.default.fileExists(atPath: path) else {

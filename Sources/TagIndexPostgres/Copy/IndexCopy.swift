@@ -71,7 +71,7 @@ public enum IndexCopy {
     /// images or labels (it is never merged into).
     ///
     /// Usage: `let summary = try await IndexCopy.copy(from: try TagIndex(readingFrom: url), to: session)`
-    public static func copy(from source: TagIndex, to target: PostgresSession, pageSize: Int = defaultPageSize) async throws -> Summary {
+    package static func copy(from source: TagIndex, to target: PostgresSession, pageSize: Int = defaultPageSize) async throws -> Summary {
         guard pageSize >= 1 else { throw TagIndexError.invalidInput("a copy reads at least one row at a time") }
         try await PostgresSchema.migrate(target)
         let existing = try await target.all("SELECT (SELECT COUNT(*) FROM images) + (SELECT COUNT(*) FROM labels)") { try $0.decode(Int64.self) }

@@ -130,9 +130,10 @@ extension PostgresIndex {
         let searcher = PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs())
         // `untagged` under a calibrated filter: as in `search`, no label reaches its threshold.
         let calibrated = searcher.calibratedThresholds
-        var compiler = PostgresCompiler(status: query.filters.status, total: Int(total))
+        let binder = SQLBinder(PostgresDialect())
+        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: Int(total))
         let sql = "SELECT image_id FROM (\(searcher.filteredSet(plan, calibrated: calibrated, &compiler))) AS r ORDER BY image_id"
-        return try await session.all(sql, compiler.binds) { try $0.decode(Int64.self) }
+        return try await session.all(sql, binder.postgresBindings) { try $0.decode(Int64.self) }
     }
 
     /// Streams (id, bytes) of a blob column of `images` in id order, a block at a time: the

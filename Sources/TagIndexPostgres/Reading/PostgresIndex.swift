@@ -8,7 +8,7 @@ import PostgresNIO
 ///
 /// Searches take the same language and give the same pages as ``TagIndex/search(_:)-(Query)``
 /// on SQLite: terms resolve against the taxonomy stored in the database, the plan runs in
-/// PostgreSQL's dialect (see `PostgresCompiler`, `PostgresSearcher`).
+/// PostgreSQL's dialect (see `PostgresDialect`, `PostgresSearcher`).
 ///
 /// Usage:
 /// ```swift
@@ -18,7 +18,7 @@ import PostgresNIO
 /// ```
 public final class PostgresIndex: Sendable {
     /// The connection searches run on.
-    public let session: PostgresSession
+    package let session: PostgresSession
     /// The taxonomy of the last search and its label text index, reused while the stored
     /// taxonomy generation is unchanged.
     let taxonomyCache = Locked<(taxonomy: TaxonomySnapshot, labelText: LabelTextIndex)?>(nil)

@@ -35,7 +35,8 @@ struct PostgresSearcher {
     /// One page of results for `plan`; `total` is an upper bound of the image count (for join order).
     func run(_ plan: MatchPlan, total: Int, _ session: PostgresSession) async throws -> SearchPage {
         let calibrated = calibratedThresholds
-        var compiler = PostgresCompiler(status: query.filters.status, total: total)
+        let binder = SQLBinder(PostgresDialect())
+        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
         // As on SQLite: without file filters or an order by file, the plan's rows are the result
         // (an image with observations is an indexed one), and `images` is read for the page only.
         let joinsImages = query.filters.needsImageRow || query.sort != .confidence
@@ -48,7 +49,7 @@ struct PostgresSearcher {
             ? filteredSet(plan, columns: sortKey, calibrated: calibrated, &compiler)
             : "SELECT m.image_id AS image_id, m.score AS score FROM (\(compiler.set(plan))) AS m"
         // The result set's parameters, before the page's own (a statement must use every one).
-        let resultCompiler = compiler
+        let resultBindings = binder.postgresBindings
 
         // The count: the label's image count for a single term at the floor (labels.image_count
         // counts exactly those rows, as on SQLite), the facets' pass when there are facets, else
@@ -67,9 +68,9 @@ struct PostgresSearcher {
         case .date: page += " ORDER BY r.sort_key DESC, r.image_id DESC"
         }
         let offset = (query.page - 1) * query.limit
-        page += " LIMIT \(compiler.bind(Int64(query.limit))) OFFSET \(compiler.bind(Int64(offset)))"
+        page += " LIMIT \(binder.bind(query.limit)) OFFSET \(binder.bind(offset))"
         var windowCount: Int? = nil
-        let scored = try await session.all(page, compiler.binds) { row -> (id: Int64, score: Double) in
+        let scored = try await session.all(page, binder.postgresBindings) { row -> (id: Int64, score: Double) in
             if countsInPage {
                 let (id, score, count) = try row.decode((Int64, Int?, Int64).self)
                 windowCount = Int(count)
@@ -82,14 +83,14 @@ struct PostgresSearcher {
         var facets: [Facet] = []
         if query.facetCount > 0 {
             // One pass over the result set gives both the facets and the count.
-            (facets, count) = try await self.facets(resultSet, compiler: resultCompiler, calibrated: calibrated, session)
+            (facets, count) = try await self.facets(ofResultSet: resultSet, resultBindings, calibrated: calibrated, session)
         } else if let known = knownCount ?? windowCount {
             count = known
         } else if !scored.isEmpty && scored.count < query.limit {
             count = offset + scored.count
         } else {
             // A page past the end: the window had no row to count on.
-            count = Int(try await session.all("SELECT COUNT(*) FROM (\(resultSet)) AS r", resultCompiler.binds) { try $0.decode(Int64.self) }.first ?? 0)
+            count = Int(try await session.all("SELECT COUNT(*) FROM (\(resultSet)) AS r", resultBindings) { try $0.decode(Int64.self) }.first ?? 0)
         }
         return SearchPage(
             hits: try await Self.hits(scored, session), totalCount: count, page: query.page, limit: query.limit,
@@ -176,59 +177,13 @@ struct PostgresSearcher {
     /// query's filters and status. Every image (`.all`, a search of filters alone) reads `images`
     /// once: joining the universe, itself a scan of `images`, to `images` again made the server
     /// scan the whole table for a folder's ids (80 ms at 100,000 images for a folder of 10,000).
-    func filteredSet(_ plan: MatchPlan, columns: String = "", calibrated: [Int64: Int]?, _ compiler: inout PostgresCompiler) -> String {
+    func filteredSet(_ plan: MatchPlan, columns: String = "", calibrated: [Int64: Int]?, _ compiler: inout PlanCompiler) -> String {
+        let filters = SearchFilters(query: query, calibrated: calibrated)
         if case .all = plan {
-            return "SELECT i.id AS image_id, NULL::integer AS score\(columns) FROM images AS i" + filterConditions(calibrated: calibrated, &compiler)
+            return "SELECT i.id AS image_id, NULL::integer AS score\(columns) FROM images AS i" + filters.whereClause(compiler.binder)
         }
         return "SELECT m.image_id AS image_id, m.score AS score\(columns) FROM (\(compiler.set(plan))) AS m JOIN images AS i ON i.id = m.image_id"
-            + filterConditions(calibrated: calibrated, &compiler)
-    }
-
-    /// ` WHERE ...` for the query's filters and status (the same conditions as `Searcher`'s).
-    func filterConditions(calibrated: [Int64: Int]?, _ compiler: inout PostgresCompiler) -> String {
-        let filters = query.filters
-        var conditions: [String] = []
-        for folder in filters.folders {
-            conditions.append("i.path COLLATE \"C\" >= \(compiler.bind(folder + "/")) AND i.path COLLATE \"C\" < \(compiler.bind(folder + "0"))")
-        }
-        if !filters.fileTypes.isEmpty {
-            // SQLite's LIKE ignores ASCII case; backslash is PostgreSQL's default LIKE escape.
-            let alternatives = filters.fileTypes.map { type in
-                let pattern = "%." + type.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-                return "i.path ILIKE \(compiler.bind(pattern))"
-            }
-            conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
-        }
-        if let after = filters.modifiedAfter { conditions.append("i.mtime >= \(compiler.bind(Timestamps.microseconds(after)))") }
-        if let before = filters.modifiedBefore { conditions.append("i.mtime < \(compiler.bind(Timestamps.microseconds(before)))") }
-        if let width = filters.minimumWidth { conditions.append("i.width >= \(compiler.bind(Int64(width)))") }
-        if let height = filters.minimumHeight { conditions.append("i.height >= \(compiler.bind(Int64(height)))") }
-        if let bytes = filters.minimumBytes { conditions.append("i.size >= \(compiler.bind(bytes))") }
-        if let bytes = filters.maximumBytes { conditions.append("i.size <= \(compiler.bind(bytes))") }
-        if let faces = filters.faceCount {
-            conditions.append(
-                "EXISTS (SELECT 1 FROM image_faces AS f WHERE f.image_id = i.id AND f.face_count BETWEEN "
-                    + "\(compiler.bind(Int64(faces.lowerBound))) AND \(compiler.bind(Int64(faces.upperBound))))")
-        }
-        switch filters.status {
-        case .indexed:
-            conditions.append("i.error_stage IS NULL")
-        case .failed:
-            conditions.append("i.error_stage IS NOT NULL")
-        case .untagged:
-            conditions.append("i.error_stage IS NULL")
-            if let calibrated {
-                let (labels, thresholds) = Self.pairs(calibrated)
-                conditions.append("""
-                    NOT EXISTS (SELECT 1 FROM unnest(\(compiler.bind(labels)), \(compiler.bind(thresholds))) AS c(label_id, threshold)
-                                JOIN observations AS o ON o.label_id = c.label_id AND o.image_id = i.id AND o.best >= c.threshold)
-                    """)
-            } else {
-                conditions.append("(i.top_confidence IS NULL OR i.top_confidence < \(compiler.bind(Int64(StorageFormat.threshold(query.minimumConfidence)))))")
-            }
-        }
-        return conditions.enumerated().map { ($0.offset == 0 ? " WHERE " : " AND ") + $0.element }.joined()
+            + filters.whereClause(compiler.binder)
     }
 
     /// The most frequent passing labels of the whole result set, most frequent first, then by
@@ -240,15 +195,15 @@ struct PostgresSearcher {
     /// Packed labels are flat lists of entries, so one block's images concatenated are one list:
     /// a row per block of 4,096 image ids instead of a row per image (the rows' own cost, not
     /// their bytes, was most of the time).
-    private func facets(_ resultSet: String, compiler: PostgresCompiler, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> (facets: [Facet], count: Int) {
+    private func facets(ofResultSet resultSet: String, _ binds: PostgresBindings, calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> (facets: [Facet], count: Int) {
         try await facets(
             """
             SELECT COUNT(*), string_agg(l.packed, ''::bytea) FROM (\(resultSet)) AS r
             LEFT JOIN image_labels AS l ON l.image_id = r.image_id GROUP BY r.image_id >> \(Postings.blockShift)
-            """, compiler.binds, calibrated: calibrated, session)
+            """, binds, calibrated: calibrated, session)
     }
 
-    /// Facets of the images `ids` (a dense result), as ``facets(_:compiler:calibrated:_:)``.
+    /// Facets of the images `ids` (a dense result), as ``facets(ofResultSet:_:calibrated:_:)``.
     private func facets(ofImages ids: [Int64], calibrated: [Int64: Int]?, _ session: PostgresSession) async throws -> [Facet] {
         var binds = PostgresBindings()
         binds.append(ids)
@@ -314,11 +269,5 @@ struct PostgresSearcher {
             hit.score = score
             return hit
         }
-    }
-
-    /// Label ids and thresholds as two parallel arrays, in label order.
-    static func pairs(_ thresholds: [Int64: Int]) -> ([Int64], [Int64]) {
-        let sorted = thresholds.sorted { $0.key < $1.key }
-        return (sorted.map(\.key), sorted.map { Int64($0.value) })
     }
 }

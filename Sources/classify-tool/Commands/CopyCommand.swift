@@ -35,21 +35,6 @@ struct CopyCommand: AsyncParsableCommand {
         }
     }
 
-    /// Runs `body` on a new session, closed afterwards whatever happens.
-    private static func withSession(
-        _ descriptor: PostgresDescriptor, _ body: (PostgresSession) async throws -> IndexCopy.Summary
-    ) async throws -> IndexCopy.Summary {
-        let session = try await PostgresSession.connect(descriptor)
-        do {
-            let summary = try await body(session)
-            await session.close()
-            return summary
-        } catch {
-            await session.close()
-            throw error
-        }
-    }
-
     private func locations() throws -> (IndexLocation, IndexLocation) {
         func parse(_ value: String, _ option: String) throws -> IndexLocation {
             do { return try IndexLocation(parsing: value) } catch let error as IndexLocationError {
@@ -72,9 +57,9 @@ struct CopyCommand: AsyncParsableCommand {
                     throw ExitCode(ToolExit.failure)
                 }
                 let index = try TagIndex(readingFrom: file)
-                summary = try await Self.withSession(descriptor) { try await IndexCopy.copy(from: index, to: $0) }
+                summary = try await IndexCopy.copy(from: index, to: descriptor)
             case (.postgres(let descriptor), .sqlite(let file)):
-                summary = try await Self.withSession(descriptor) { try await IndexCopy.copy(from: $0, toNewFile: file) }
+                summary = try await IndexCopy.copy(from: descriptor, toNewFile: file)
             default:
                 throw ValidationError("copy goes from SQLite to PostgreSQL or back")
             }

@@ -65,11 +65,12 @@ struct PostgresDialectTests {
     @discardableResult
     static func compare(_ query: Query, text: String, _ index: TagIndex, _ session: PostgresSession) async throws -> [Int64: Int] {
         let (plan, total, expected) = try sqlitePlanAndRows(query, index)
-        var compiler = PostgresCompiler(status: query.filters.status, total: total)
+        let binder = SQLBinder(PostgresDialect())
+        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
         let sql = compiler.set(plan)
         #expect(!sql.contains("'"), "no literal in the SQL of \(text): \(sql)")
         var actual: [Int64: Int] = [:]
-        for (id, score) in try await session.all(sql, compiler.binds, { try $0.decode((Int64, Int?).self) }) {
+        for (id, score) in try await session.all(sql, binder.postgresBindings, { try $0.decode((Int64, Int?).self) }) {
             #expect(actual[id] == nil, "\(text): image \(id) twice")
             actual[id] = score ?? -1
         }
@@ -83,10 +84,12 @@ struct PostgresDialectTests {
             let taxonomy = try index.taxonomy(db)
             let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0
             let plan = try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan(query.expression!)
-            var compiler = SQLCompiler(status: query.filters.status, total: total)
-            let fragment = compiler.set(plan)
+            let binder = SQLBinder(SQLiteDialect())
+            var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
+            let sql = compiler.set(plan)
+            #expect(!sql.contains("'"), "no literal in the SQL: \(sql)")
             var rows: [Int64: Int] = [:]
-            for row in try Row.fetchAll(db, sql: fragment.sql, arguments: fragment.arguments) {
+            for row in try Row.fetchAll(db, sql: sql, arguments: binder.statementArguments) {
                 rows[row[0]] = (row[1] as Int?) ?? -1
             }
             return (plan, total, rows)
