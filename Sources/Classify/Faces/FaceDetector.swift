@@ -90,8 +90,9 @@ public struct FaceDetector: Sendable {
 
     /// The default `minimumConfidence` of a kind of detector: 0.95 for MTCNN (see
     /// `defaultMinimumConfidence`); 0.6 for BlazeFace, MediaPipe's own `min_score_thresh`
-    /// (`face_detection_full_range.pbtxt`), pending our measurement on photos with and without
-    /// people (see the README's face section).
+    /// (`face_detection_full_range.pbtxt`). Measured (README, face section): on 32 ImageNet
+    /// photos with people it finds 12 of the 14 photos MTCNN finds faces in, and no other; on
+    /// 100 animal photos it gives 3 false faces (none at 0.7, which loses two weaker real ones).
     ///
     /// Usage: `FaceDetector.defaultMinimumConfidence(for: .blazeFace)`
     public static func defaultMinimumConfidence(for kind: Kind) -> Float {

@@ -84,7 +84,9 @@ struct BlazeFaceOpTests {
     }
 
     static func compile(_ node: ModelDescription.Node, input: FeatureMapShape, tensors: [(String, [Int], [Float])] = []) throws(ModelLoadingError) -> CompiledGraph {
-        let weights = try SafeTensorsFile(contentsOf: Self.safetensors(tensors))
+        let url = Self.safetensors(tensors)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let weights = try SafeTensorsFile(contentsOf: url)
         return try GraphCompiler.compile(
             nodes: [node], input: "image", inputShape: input, outputs: ["out"], weights: weights, descriptionFile: "test.json")
     }
