@@ -56,7 +56,7 @@ func library(_ count: Int, seed: UInt64, prefix: String) -> [DescribedFace] {
     var faces: [DescribedFace] = []
     faces.reserveCapacity(count)
     func key() -> FaceKey { FaceKey(contentHash: "\(prefix)\(faces.count / 3)", faceNumber: faces.count % 3) }
-    let noise: Float = 0.03 * 3.0.squareRoot()
+    let noise = Float(0.03) * Float(3).squareRoot()
     var rank = 1.0
     while faces.count < count * 7 / 10 {
         let size = max(1, Int(6000 / pow(rank, 0.9) * Double(count) / 100_000))
