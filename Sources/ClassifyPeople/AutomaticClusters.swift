@@ -38,11 +38,11 @@ struct AutomaticClusters: Sendable {
 
     func isCore(_ face: Int) -> Bool { state.neighbourCounts[face] >= coreNeighbours }
 
-    /// Adds checked descriptors and updates counts and clusters.
-    mutating func add(_ descriptors: [[Float]], threads: Int) {
+    /// Adds `rows` of `descriptors` and updates counts and clusters.
+    mutating func add(rows: [Int], of descriptors: DescriptorMatrix, threads: Int) {
         let start = matrix.count
-        for descriptor in descriptors { matrix.append(descriptor) }
-        state.neighbourCounts.append(contentsOf: repeatElement(0, count: descriptors.count))
+        for row in rows { matrix.append(row: row, of: descriptors) }
+        state.neighbourCounts.append(contentsOf: repeatElement(0, count: rows.count))
         state.parent.append(contentsOf: (start..<matrix.count).map { Int32($0) })
         let shared = Locked(state)
         let core = coreNeighbours

@@ -24,6 +24,12 @@ struct DescriptorMatrix: Sendable {
         squaredNorms.append(norm)
     }
 
+    /// Appends row `index` of `other` as it is (same fp16 values, same norm).
+    mutating func append(row index: Int, of other: DescriptorMatrix) {
+        halves.append(contentsOf: other.halves[(index * dimension)..<((index + 1) * dimension)])
+        squaredNorms.append(other.squaredNorms[index])
+    }
+
     /// Row `index` widened to floats into `destination`.
     func widen(_ index: Int, into destination: UnsafeMutablePointer<Float>) {
         let base = index * dimension

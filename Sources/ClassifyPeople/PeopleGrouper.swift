@@ -73,24 +73,20 @@ public struct PeopleGrouper: Sendable {
     /// corrections now exclude a different set of the earlier faces.
     private mutating func refreshClusters(newFaces: Range<Int>) {
         let nowExcluded = ResolvedCorrections(corrections, index: index, faceCount: keys.count).excluded
-        let earlier = 0..<newFaces.lowerBound
+        // The faces the clusters already hold: all of them when only the corrections changed.
+        let earlier = 0..<(newFaces.isEmpty ? keys.count : newFaces.lowerBound)
         let before = excluded.filter { earlier.contains($0) }, after = nowExcluded.filter { earlier.contains($0) }
         excluded = nowExcluded
         let threads = parameters.threads > 0 ? parameters.threads : ProcessInfo.processInfo.activeProcessorCount
         var rows: Range<Int> = newFaces
-        if before != after || (newFaces.isEmpty && clusteredFaces.count + excluded.count != keys.count) {
+        if before != after {
             clusters = AutomaticClusters(parameters: parameters)
             clusteredFaces = []
             rows = 0..<keys.count
         }
         let added = rows.filter { !excluded.contains($0) }
         guard !added.isEmpty else { return }
-        var widened = [Float](repeating: 0, count: parameters.dimension)
-        let batch = added.map { face -> [Float] in
-            widened.withUnsafeMutableBufferPointer { descriptors.widen(face, into: $0.baseAddress!) }
-            return widened
-        }
-        clusters.add(batch, threads: threads)
+        clusters.add(rows: added, of: descriptors, threads: threads)
         clusteredFaces.append(contentsOf: added)
     }
 

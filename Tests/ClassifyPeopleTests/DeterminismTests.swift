@@ -73,6 +73,20 @@ import Testing
         #expect(grouper.groups() == (try PeopleGrouping.group(cast.faces, corrections: facts)))
     }
 
+    @Test func hidingAnotherFaceInsteadRegroups() throws {
+        let cast = Self.crowd()
+        let p8 = cast.keys(of: 8), p7 = cast.keys(of: 7)
+        let first = [PeopleCorrection(.notAFace(p8[1]), source: .user, sequence: 1)]
+        let second = [PeopleCorrection(.notAFace(p7[2]), source: .user, sequence: 2)]
+        var grouper = try PeopleGrouper()
+        try grouper.add(cast.faces)
+        grouper.corrections = first
+        #expect(grouper.groups() == (try PeopleGrouping.group(cast.faces, corrections: first)))
+        grouper.corrections = second
+        #expect(grouper.groups().hidden == [p7[2]])
+        #expect(grouper.groups() == (try PeopleGrouping.group(cast.faces, corrections: second)))
+    }
+
     @Test func oneThreadAndTwoAgree() throws {
         let cast = Self.crowd()
         let one = try PeopleGrouping.group(cast.faces, parameters: GroupingParameters(matchDistance: 0.6, threads: 1))
