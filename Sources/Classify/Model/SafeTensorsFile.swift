@@ -107,17 +107,26 @@ struct SafeTensorsFile: Sendable {
         }
     }
 
-    /// Byte offset of the tensor's data in the file, after checking that it exists, is `F32`,
-    /// has exactly `shape` and holds as many bytes as that shape needs.
-    private func checkedStart(_ name: String, shape: [Int]) throws(ModelLoadingError) -> Int {
+    /// The tensor's values, after checking that it exists, is `I32` and has exactly `shape`.
+    func int32s(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Int32] {
+        let start = try checkedStart(name, shape: shape, dtype: "I32")
+        let count = shape.reduce(1, *)
+        return bytes.withBytes { raw in
+            (0..<count).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * 4, as: Int32.self)) }
+        }
+    }
+
+    /// Byte offset of the tensor's data in the file, after checking that it exists, has `dtype`
+    /// (a 4-byte type: `F32` or `I32`), has exactly `shape` and holds as many bytes as that needs.
+    private func checkedStart(_ name: String, shape: [Int], dtype: String = "F32") throws(ModelLoadingError) -> Int {
         guard let entry = entries[name] else { throw .missingTensor(file: fileName, tensor: name) }
-        guard entry.dtype == "F32" else {
-            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); only F32 is supported")
+        guard entry.dtype == dtype else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); \(dtype) is expected")
         }
         guard entry.shape == shape else { throw .shapeMismatch(file: fileName, tensor: name, expected: shape, found: entry.shape) }
         let count = shape.reduce(1, *)
         guard entry.byteRange.count == count * MemoryLayout<Float>.size else {
-            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) floats")
+            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) values")
         }
         return dataStart + entry.byteRange.lowerBound
     }
