@@ -2,9 +2,11 @@
 // faces to them, and the peak memory. A developer tool, not a product and not a test.
 //
 //   swift run -c release measure-people [--faces 100000] [--add 1000] [--threads 0]
+//   swift run -c release measure-people --recognition [--repeat 50]   (from the package's folder)
 //
 // The faces: people whose sizes fall off like a photo library's (a few people in thousands of
 // photos, many in a handful), plus strangers seen once, in the proportions below.
+import Classify
 import ClassifyPeople
 import ClassifyTestSupport
 import Foundation
@@ -35,6 +37,30 @@ func seconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) 
     let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpuNow()
     try body()
     return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuNow() - cpuStart)
+}
+
+/// Landmarks, chip and descriptor of the astronaut fixture's face, timed per face on this thread
+/// (kernel threads stay at 1).
+func measureRecognition(repeats: Int) throws {
+    let models = URL(fileURLWithPath: "Models/face-recognition")
+    let landmarkModel = try FaceLandmarkModel(contentsOf: models)
+    let recognizer = try FaceDescriptorModel(contentsOf: models)
+    let image = try ImageDecoder().decode(contentsOf: URL(fileURLWithPath: "Tests/ClassifyTests/Fixtures/faces/astronaut.png"))
+    let box = PixelRect(x: 51, y: 32, width: 44, height: 56)
+    var points: [FacePoint] = [], chip: DecodedImage?, descriptor: [Float]?
+    let landmarks = seconds { for _ in 0..<repeats { points = landmarkModel.landmarks(in: image, box: box) } }
+    let chips = seconds { for _ in 0..<repeats { chip = FaceChip.extract(from: image, landmarks: points) } }
+    _ = recognizer.descriptor(ofChip: chip!)  // warm the workspace
+    let network = seconds { for _ in 0..<repeats { descriptor = recognizer.descriptor(ofChip: chip!) } }
+    for (name, time) in [("landmarks", landmarks), ("chip", chips), ("descriptor", network)] {
+        print(String(format: "%@: %.2f ms wall, %.2f ms CPU per face", name, time.wall * 1000 / Double(repeats), time.cpu * 1000 / Double(repeats)))
+    }
+    print("descriptor length \(descriptor?.count ?? 0)")
+}
+
+if CommandLine.arguments.contains("--recognition") {
+    try measureRecognition(repeats: option("--repeat", default: 50))
+    exit(0)
 }
 
 let faceCount = option("--faces", default: 100_000)
