@@ -153,7 +153,7 @@ let package = Package(
         .target(
             name: "ClassifyBenchmarks",
             dependencies: [
-                "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifySupport",
+                "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifyPeople", "ClassifySupport",
                 // Seeded random points and workloads.
                 "ClassifyTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -168,9 +168,6 @@ let package = Package(
             ]),
 
         // MARK: Measurements (not products)
-        // `swift run -c release measure-people`: grouping time and memory on synthetic descriptors,
-        // and the time per face of landmarks, chip and descriptor on a fixture photo.
-        .executableTarget(name: "measure-people", dependencies: ["ClassifyPeople", "Classify", "ClassifyTestSupport"]),
 
         // MARK: Fuzzing (not products: never built for dependents)
         // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
