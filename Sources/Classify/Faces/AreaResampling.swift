@@ -52,9 +52,12 @@ final class AreaResampling {
     }
 
     /// Resamples the region `x0..<x0+w, y0..<y0+h` (inside the image) to
-    /// `outHeight x outWidth x 3` floats at `output`.
-    func resample(x0: Int, y0: Int, width w: Int, height h: Int, outWidth: Int, outHeight: Int, into output: UnsafeMutablePointer<Float>) {
+    /// `outHeight x outWidth x 3` floats at `output`, whose rows start `rowStride` floats apart
+    /// (default `outWidth * 3`, packed; wider to write into a larger map, as letterboxing does).
+    func resample(x0: Int, y0: Int, width w: Int, height h: Int, outWidth: Int, outHeight: Int, into output: UnsafeMutablePointer<Float>, rowStride: Int? = nil) {
         precondition(x0 >= 0 && y0 >= 0 && w > 0 && h > 0 && x0 + w <= width && y0 + h <= height)
+        let rowStride = rowStride ?? outWidth * 3
+        precondition(rowStride >= outWidth * 3)
         let rowLength = (width + 1) * 3
         // Column windows as table offsets, and 1 / column count, once per call.
         var columns = [(left: Int, right: Int, inverse: Float)]()
@@ -64,8 +67,8 @@ final class AreaResampling {
             columns.append(((x0 + window.lowerBound) * 3, (x0 + window.upperBound) * 3, 1 / Float(window.count)))
         }
         columns.withUnsafeBufferPointer { columns in
-            var out = output
             for oy in 0..<outHeight {
+                var out = output + oy * rowStride
                 let window = Self.window(oy, source: h, output: outHeight)
                 let top = UnsafePointer(table + (y0 + window.lowerBound) * rowLength)
                 let bottom = UnsafePointer(table + (y0 + window.upperBound) * rowLength)

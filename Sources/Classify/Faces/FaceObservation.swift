@@ -50,8 +50,10 @@ public struct FacePoint: Sendable, Hashable, Codable {
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }
 
-/// The five facial landmarks MTCNN finds. "Left" and "right" are as seen in the image (the
-/// left eye is the one nearer the image's left edge).
+/// The facial landmarks a detector finds. "Left" and "right" are as seen in the image (the left
+/// eye is the one nearer the image's left edge). Both detectors find the eyes and the nose; MTCNN
+/// also the two corners of the mouth, BlazeFace the mouth's center and the two ear tragions (the
+/// cartilage in front of each ear canal, MediaPipe's `RIGHT_EAR_TRAGION`/`LEFT_EAR_TRAGION`).
 ///
 /// Usage: `let eyeDistance = landmarks.rightEye.x - landmarks.leftEye.x`
 public struct FaceLandmarks: Sendable, Hashable, Codable {
@@ -59,20 +61,54 @@ public struct FaceLandmarks: Sendable, Hashable, Codable {
     public var leftEye: FacePoint
     /// Usage: `landmarks.rightEye`
     public var rightEye: FacePoint
-    /// Usage: `landmarks.nose`
+    /// The nose tip. Usage: `landmarks.nose`
     public var nose: FacePoint
-    /// Left corner of the mouth. Usage: `landmarks.mouthLeft`
-    public var mouthLeft: FacePoint
-    /// Right corner of the mouth. Usage: `landmarks.mouthRight`
-    public var mouthRight: FacePoint
+    /// Left corner of the mouth (MTCNN; nil from BlazeFace). Usage: `landmarks.mouthLeft?.y`
+    public var mouthLeft: FacePoint?
+    /// Right corner of the mouth (MTCNN; nil from BlazeFace). Usage: `landmarks.mouthRight?.y`
+    public var mouthRight: FacePoint?
+    /// Center of the mouth (BlazeFace; nil from MTCNN). Usage: `landmarks.mouth?.y`
+    public var mouth: FacePoint?
+    /// The ear tragion nearer the image's left edge (BlazeFace; nil from MTCNN). Usage: `landmarks.leftEar`
+    public var leftEar: FacePoint?
+    /// The ear tragion nearer the image's right edge (BlazeFace; nil from MTCNN). Usage: `landmarks.rightEar`
+    public var rightEar: FacePoint?
 
-    /// The points in MTCNN's order. Usage: `for point in landmarks.allPoints { ... }`
-    public var allPoints: [FacePoint] { [leftEye, rightEye, nose, mouthLeft, mouthRight] }
+    /// The points present, named, in this order: leftEye, rightEye, nose, mouthLeft, mouthRight,
+    /// mouth, leftEar, rightEar. Usage: `for (name, point) in landmarks.namedPoints { ... }`
+    public var namedPoints: [(name: String, point: FacePoint)] {
+        let all: [(String, FacePoint?)] = [
+            ("leftEye", leftEye), ("rightEye", rightEye), ("nose", nose), ("mouthLeft", mouthLeft), ("mouthRight", mouthRight),
+            ("mouth", mouth), ("leftEar", leftEar), ("rightEar", rightEar),
+        ]
+        return all.compactMap { name, point in point.map { (name, $0) } }
+    }
 
-    /// Usage: `FaceLandmarks(points: fivePoints)` (left eye, right eye, nose, mouth left, mouth right)
+    /// The points present, in the order of `namedPoints` (MTCNN's five: left eye, right eye,
+    /// nose, mouth left, mouth right). Usage: `for point in landmarks.allPoints { ... }`
+    public var allPoints: [FacePoint] { namedPoints.map(\.point) }
+
+    /// MTCNN's five points. Usage: `FaceLandmarks(points: fivePoints)` (left eye, right eye, nose, mouth left, mouth right)
     public init(points: [FacePoint]) {
         precondition(points.count == 5, "MTCNN has five landmarks")
         leftEye = points[0]; rightEye = points[1]; nose = points[2]; mouthLeft = points[3]; mouthRight = points[4]
+    }
+
+    /// BlazeFace's six points.
+    ///
+    /// Usage: `FaceLandmarks(leftEye: a, rightEye: b, nose: c, mouth: d, leftEar: e, rightEar: f)`
+    public init(leftEye: FacePoint, rightEye: FacePoint, nose: FacePoint, mouth: FacePoint, leftEar: FacePoint, rightEar: FacePoint) {
+        self.leftEye = leftEye; self.rightEye = rightEye; self.nose = nose
+        self.mouth = mouth; self.leftEar = leftEar; self.rightEar = rightEar
+    }
+
+    /// The same landmarks with every point transformed. Usage: `landmarks.mapPoints { FacePoint(x: $0.x / 2, y: $0.y / 2) }`
+    public func mapPoints(_ transform: (FacePoint) -> FacePoint) -> FaceLandmarks {
+        var result = self
+        result.leftEye = transform(leftEye); result.rightEye = transform(rightEye); result.nose = transform(nose)
+        result.mouthLeft = mouthLeft.map(transform); result.mouthRight = mouthRight.map(transform); result.mouth = mouth.map(transform)
+        result.leftEar = leftEar.map(transform); result.rightEar = rightEar.map(transform)
+        return result
     }
 }
 
@@ -89,7 +125,9 @@ public struct FaceLandmarks: Sendable, Hashable, Codable {
 public struct FaceObservation: Sendable, Hashable, Codable {
     /// Normalized box, lower-left origin, clipped to the image. Usage: `face.boundingBox.width`
     public var boundingBox: NormalizedRect
-    /// Face probability from the last stage (O-Net), 0...1. Usage: `if face.confidence > 0.95 { ... }`
+    /// Face probability, 0...1: MTCNN's last stage (O-Net), or BlazeFace's score. The two
+    /// detectors' scales differ (see `FaceDetector.defaultMinimumConfidence(for:)`).
+    /// Usage: `if face.confidence > 0.95 { ... }`
     public var confidence: Float
     /// Landmarks, normalized, lower-left origin. Usage: `face.landmarks.nose`
     public var landmarks: FaceLandmarks
@@ -110,6 +148,6 @@ public struct FaceObservation: Sendable, Hashable, Codable {
         boundingBox = NormalizedRect(x: x1 / w, y: 1 - y2 / h, width: (x2 - x1) / w, height: (y2 - y1) / h)
         self.confidence = confidence
         self.pixelLandmarks = pixelLandmarks
-        landmarks = FaceLandmarks(points: pixelLandmarks.allPoints.map { FacePoint(x: $0.x / w, y: 1 - $0.y / h) })
+        landmarks = pixelLandmarks.mapPoints { FacePoint(x: $0.x / w, y: 1 - $0.y / h) }
     }
 }

@@ -76,6 +76,16 @@ public struct ModelDescription: Codable, Sendable {
         public var outFeatures: Int?
         /// MaxPool only: PyTorch's `ceil_mode` (partial windows at the bottom/right edge count).
         public var ceilMode: Bool?
+        /// Conv2D with `padding` `explicit` only: zeros added [top, left, bottom, right].
+        public var pads: [Int]?
+        /// ResizeBilinear only: the output [height, width].
+        public var size: [Int]?
+        /// ResizeBilinear only: TensorFlow's `align_corners` (corner pixels' centers line up).
+        public var alignCorners: Bool?
+        /// ResizeBilinear only: TensorFlow's `half_pixel_centers` (pixel centers at +0.5).
+        public var halfPixelCenters: Bool?
+        /// DepthToSpace only: the side of the square block each pixel's channels spread into.
+        public var blockSize: Int?
     }
 
     /// One output class.

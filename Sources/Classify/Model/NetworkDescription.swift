@@ -10,8 +10,10 @@ import Foundation
 /// print(pnet.name, pnet.outputs.keys.sorted())
 /// ```
 public struct NetworkDescription: Codable, Sendable {
-    /// The `formatVersion` this library reads. Usage: `NetworkDescription.supportedFormatVersion`
-    public static let supportedFormatVersion = 1
+    /// The newest `formatVersion` this library reads; it reads every older one too (version 2
+    /// added explicit convolution padding, `ResizeBilinear` and `DepthToSpace`).
+    /// Usage: `NetworkDescription.supportedFormatVersion`
+    public static let supportedFormatVersion = 2
 
     /// Always `classify-network`. Usage: `description.format`
     public var format: String
@@ -71,7 +73,7 @@ public struct NetworkDescription: Codable, Sendable {
             throw .malformed(file: fileName, reason: "\(error)")
         }
         guard format == "classify-network" else { throw .malformed(file: fileName, reason: "format is '\(format)', expected 'classify-network'") }
-        guard formatVersion == Self.supportedFormatVersion else {
+        guard (1...Self.supportedFormatVersion).contains(formatVersion) else {
             throw .unsupportedFormat(file: fileName, found: formatVersion, supported: Self.supportedFormatVersion)
         }
         guard input.layout == "NHWC", input.channels == 3, input.mean.count == 3, input.std.count == 3, input.std.allSatisfy({ $0 != 0 }) else {

@@ -73,6 +73,10 @@ struct SafeTensorsFile: Sendable {
     func withFloats<Result>(
         _ name: String, shape: [Int], _ body: (UnsafeBufferPointer<Float>) throws(ModelLoadingError) -> Result
     ) throws(ModelLoadingError) -> Result {
+        if entries[name]?.dtype == "F16" {
+            let copy = try floats(name, shape: shape)
+            return try copy.withUnsafeBufferPointer { buffer throws(ModelLoadingError) in try body(buffer) }
+        }
         let start = try checkedStart(name, shape: shape)
         let count = shape.reduce(1, *)
         let direct: UnsafeBufferPointer<Float>? = bytes.withBytes { raw in
@@ -85,8 +89,15 @@ struct SafeTensorsFile: Sendable {
         return try copy.withUnsafeBufferPointer { buffer throws(ModelLoadingError) in try body(buffer) }
     }
 
-    /// The tensor's values, after checking that it exists, is `F32` and has exactly `shape`.
+    /// The tensor's values, after checking that it exists, is `F32` (or `F16`, widened exactly)
+    /// and has exactly `shape`.
     func floats(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Float] {
+        if entries[name]?.dtype == "F16" {
+            let start = try checkedStart(name, shape: shape, dtype: "F16")
+            return bytes.withBytes { raw in
+                (0..<shape.reduce(1, *)).map { Self.float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * 2, as: UInt16.self))) }
+            }
+        }
         let start = try checkedStart(name, shape: shape)
         let count = shape.reduce(1, *)
         return bytes.withBytes { raw in
@@ -107,17 +118,34 @@ struct SafeTensorsFile: Sendable {
         }
     }
 
-    /// Byte offset of the tensor's data in the file, after checking that it exists, is `F32`,
-    /// has exactly `shape` and holds as many bytes as that shape needs.
-    private func checkedStart(_ name: String, shape: [Int]) throws(ModelLoadingError) -> Int {
+    /// The tensor's values, after checking that it exists, is `I32` and has exactly `shape`.
+    func int32s(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Int32] {
+        let start = try checkedStart(name, shape: shape, dtype: "I32")
+        let count = shape.reduce(1, *)
+        return bytes.withBytes { raw in
+            (0..<count).map { Int32(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * 4, as: Int32.self)) }
+        }
+    }
+
+    /// IEEE binary16 bits to a float, exactly: the magnitude moved to float position and scaled by
+    /// 2^112 re-biases the exponent and normalizes subnormals in one multiply (fp16 weights hold
+    /// no infinities or NaNs).
+    static func float(halfBits: UInt16) -> Float {
+        let magnitude = Float(bitPattern: UInt32(halfBits & 0x7FFF) << 13) * 0x1p112
+        return halfBits & 0x8000 == 0 ? magnitude : -magnitude
+    }
+
+    /// Byte offset of the tensor's data in the file, after checking that it exists, has `dtype`
+    /// (`F32`, `I32` or `F16`), has exactly `shape` and holds as many bytes as that needs.
+    private func checkedStart(_ name: String, shape: [Int], dtype: String = "F32") throws(ModelLoadingError) -> Int {
         guard let entry = entries[name] else { throw .missingTensor(file: fileName, tensor: name) }
-        guard entry.dtype == "F32" else {
-            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); only F32 is supported")
+        guard entry.dtype == dtype else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' has dtype \(entry.dtype); \(dtype) is expected")
         }
         guard entry.shape == shape else { throw .shapeMismatch(file: fileName, tensor: name, expected: shape, found: entry.shape) }
         let count = shape.reduce(1, *)
-        guard entry.byteRange.count == count * MemoryLayout<Float>.size else {
-            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) floats")
+        guard entry.byteRange.count == count * (dtype == "F16" ? 2 : 4) else {
+            throw .malformed(file: fileName, reason: "tensor '\(name)' holds \(entry.byteRange.count) bytes for \(count) values")
         }
         return dataStart + entry.byteRange.lowerBound
     }

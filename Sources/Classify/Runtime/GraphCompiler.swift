@@ -6,6 +6,8 @@ enum GraphCompiler {
     static var builders: [any GraphOperationBuilder.Type] {[
         Conv2DOperation.self, AddOperation.self, GlobalAveragePoolOperation.self,
         FullyConnectedOperation.self, SoftmaxOperation.self, PReLUOperation.self, MaxPoolOperation.self,
+        ResizeBilinearOperation.self, DepthToSpaceOperation.self,
+        AveragePoolOperation.self, PaddedAddOperation.self,
     ]}
 
     /// - Parameters:

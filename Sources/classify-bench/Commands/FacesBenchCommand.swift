@@ -17,26 +17,29 @@ struct FacesBenchCommand: ParsableCommand {
 
             Example:
               classify-bench faces ~/Pictures --limit 100 --threads 1
+              classify-bench faces ~/Pictures --detector blazeFace
             """)
 
     @Argument(help: "A folder of photos.") var folder: String
     @Option(help: "Photos timed (the first ones in name order).") var limit = 50
     @Option(help: "Compute threads for the networks.") var threads = 1
-    @Option(help: "Analysis resolution (shorter side, px).") var analysisShortSide = FaceDetector.defaultAnalysisShortSide
+    @Option(help: "The detector: mtcnn (the default) or blazeFace.") var detector: FaceDetector.Kind = .mtcnn
+    @Option(help: "Analysis resolution (shorter side, px; default: the detector's, 1000 or 256).") var analysisShortSide: Int?
     @Option(help: ArgumentHelp("Only files whose name starts with one of these prefixes (comma-separated).", valueName: "prefixes"))
     var only: String?
-    @Option(help: "Only faces with at least this confidence.") var minConfidence: Float = FaceDetector.defaultMinimumConfidence
+    @Option(help: "Only faces with at least this confidence (default: the detector's, 0.95 or 0.6).") var minConfidence: Float?
     @Flag(help: "List the files that got faces.") var list = false
 
     func validate() throws {
-        guard limit >= 1, threads >= 1, analysisShortSide >= 12 else { throw ValidationError("--limit, --threads >= 1; --analysis-short-side >= 12") }
+        guard limit >= 1, threads >= 1, (analysisShortSide ?? 12) >= 12 else { throw ValidationError("--limit, --threads >= 1; --analysis-short-side >= 12") }
     }
 
     func run() throws {
         ComputeThreads.configure(threads)
-        var detector = FaceDetector(model: try FaceDetectorModel.shared())
-        detector.analysisShortSide = analysisShortSide
-        detector.minimumConfidence = minConfidence
+        var detector = FaceDetector(model: try FaceDetectorModel.shared(self.detector))
+        if let analysisShortSide { detector.analysisShortSide = analysisShortSide }
+        if let minConfidence { detector.minimumConfidence = minConfidence }
+        let analysisShortSide = detector.analysisShortSide, minConfidence = detector.minimumConfidence
         let root = URL(fileURLWithPath: folder, isDirectory: true)
         let prefixes = only.map { $0.split(separator: ",").map(String.init) }
         let files = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
@@ -62,9 +65,11 @@ struct FacesBenchCommand: ParsableCommand {
         }
         guard !times.isEmpty else { throw ValidationError("no photo could be read in \(folder)") }
         func percentile(_ values: [Double], _ p: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * p))] }
-        BenchOutput.figures(String(
+        BenchOutput.figures("\(self.detector.rawValue): " + String(
             format: "%d photos (%d failed), analysis short side %d, min confidence %.2f, %d thread(s): median %.1f ms, p90 %.1f ms per photo (decode alone median %.1f ms); %d photos with faces (%.1f%%), %d faces",
             times.count, failed, analysisShortSide, minConfidence, threads, percentile(times, 0.5), percentile(times, 0.9), percentile(decodeTimes, 0.5),
             withFaces, 100 * Double(withFaces) / Double(times.count), faceCount))
     }
 }
+
+extension FaceDetector.Kind: ExpressibleByArgument {}

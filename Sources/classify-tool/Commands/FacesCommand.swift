@@ -9,12 +9,14 @@ struct FacesCommand: AsyncParsableCommand {
         commandName: "faces",
         abstract: "Print the faces found in images (files or folders, recursively).",
         discussion: """
-            Faces are found on-device with the MTCNN detector in Models/mtcnn, in the
-            upright image (EXIF/HEIF orientation applied). Per file: its path, width
-            and height (upright) and the faces as x, y, width, height in pixels from
-            the top-left corner, confidence and five landmarks (eyes, nose, mouth
-            corners). A file that cannot be read or decoded is one failed row; the
-            others still run. Exit status: 0 all done, 1 error, 2 some files failed.
+            Faces are found on-device with the MTCNN detector in Models/mtcnn
+            (or BlazeFace with --face-model Models/blazeface), in the upright
+            image (EXIF/HEIF orientation applied). Per file: its path, width
+            and height (upright) and the faces as x, y, width, height in pixels
+            from the top-left corner, confidence and landmarks (MTCNN: eyes,
+            nose, mouth corners; BlazeFace: eyes, nose, mouth, ears). A file
+            that cannot be read or decoded is one failed row; the others still
+            run. Exit status: 0 all done, 1 error, 2 some files failed.
 
             Examples:
               classify-tool faces photo.jpg
@@ -23,8 +25,8 @@ struct FacesCommand: AsyncParsableCommand {
 
     @Argument(help: "Image files or folders.") var paths: [String]
     @Option(help: "Output format.") var format: FaceFormat = .table
-    @Option(help: "Only faces with at least this confidence (the cascade itself keeps 0.7 and above).") var minConfidence: Float = FaceDetector.defaultMinimumConfidence
-    @Option(help: ArgumentHelp("Face detector directory (default: $CLASSIFY_FACE_MODEL_DIR, else Models/mtcnn beside the model).", valueName: "dir"))
+    @Option(help: "Only faces with at least this confidence (default: the detector's, 0.95 for MTCNN, whose cascade itself keeps 0.7 and above; 0.6 for BlazeFace).") var minConfidence: Float?
+    @Option(help: ArgumentHelp("Face detector directory, MTCNN or BlazeFace (default: $CLASSIFY_FACE_MODEL_DIR, else Models/mtcnn beside the model).", valueName: "dir"))
     var faceModel: String?
     @Flag(help: "Also look at hidden files and folders.") var includeHidden = false
     @OptionGroup var verbosity: VerbosityOptions
@@ -32,7 +34,7 @@ struct FacesCommand: AsyncParsableCommand {
     enum FaceFormat: String, ExpressibleByArgument, CaseIterable { case table, json, jsonl }
 
     func validate() throws {
-        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
+        guard minConfidence.map({ (0...1).contains($0) }) ?? true else { throw ValidationError("--min-confidence takes a value from 0 to 1") }
     }
 
     func run() async throws {
@@ -40,7 +42,7 @@ struct FacesCommand: AsyncParsableCommand {
         let model = try faceModel.map { try FaceDetectorModel(contentsOf: URL(fileURLWithPath: $0, isDirectory: true)) } ?? FaceDetectorModel.shared()
         Terminal.debug("face detector: \(model.directory.standardizedFileURL.path)")
         var detector = FaceDetector(model: model)
-        detector.minimumConfidence = minConfidence
+        if let minConfidence { detector.minimumConfidence = minConfidence }
         let renderer = FaceRenderer(format: FaceRenderer.Format(rawValue: format.rawValue)!)
         if let header = renderer.header { Terminal.out(header) }
         var failures = 0, count = 0, skipped = 0

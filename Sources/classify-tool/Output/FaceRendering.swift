@@ -35,7 +35,7 @@ struct FaceRenderer {
                         "x": Self.rounded(box.x), "y": Self.rounded(box.y),
                         "width": Self.rounded(box.width), "height": Self.rounded(box.height),
                         "confidence": Self.rounded(Double(face.confidence), 1e6),
-                        "landmarks": zip(["leftEye", "rightEye", "nose", "mouthLeft", "mouthRight"], face.pixelLandmarks.allPoints)
+                        "landmarks": face.pixelLandmarks.namedPoints
                             .reduce(into: [String: Any]()) { $0[$1.0] = ["x": Self.rounded($1.1.x), "y": Self.rounded($1.1.y)] },
                     ]
                 },

@@ -10,7 +10,7 @@ import Testing
 struct BatchedNetworkTests {
     @Test(arguments: ["rnet", "onet"], [1, 5, DetectorNetwork.batchSize, DetectorNetwork.batchSize * 2 + 3])
     func aBatchGivesEachCropItsOwnOutputs(name: String, count: Int) throws {
-        let model = ShippedFaceModel.model
+        let model = ShippedFaceModel.mtcnn
         let network = name == "rnet" ? model.rnet : model.onet
         let size = network.description.input.height
         var random = SeededRandom(seed: UInt64(count))
@@ -29,11 +29,11 @@ struct BatchedNetworkTests {
     }
 
     @Test func denseLayersRunBatchedAndConvolutionsItemByItem() throws {
-        let graph = try ShippedFaceModel.model.rnet.graph(height: 24, width: 24, batch: 4)
+        let graph = try ShippedFaceModel.mtcnn.rnet.graph(height: 24, width: 24, batch: 4)
         #expect(graph.batch == 4)
         #expect(graph.operations.contains { $0 is any BatchedGraphOperation && $0.kindDescription.hasPrefix("FullyConnected") })
         #expect(graph.operations.contains { !($0 is any BatchedGraphOperation) && $0.kindDescription.hasPrefix("Conv2D") })
-        let single = try ShippedFaceModel.model.rnet.graph(height: 24, width: 24)
+        let single = try ShippedFaceModel.mtcnn.rnet.graph(height: 24, width: 24)
         #expect(graph.plan.arenaCount >= 4 * single.plan.arenaCount - 4 * MemoryPlan.alignment * graph.shapes.count)
     }
 }

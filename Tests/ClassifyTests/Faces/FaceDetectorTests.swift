@@ -22,10 +22,10 @@ struct FaceDetectorTests {
         #expect(abs(face.boundingBox.width * w - face.pixelBoundingBox.width) < 1e-9)
         // The eyes lie in the upper half of the box, the mouth in the lower half (in pixels, y grows down).
         let box = face.pixelBoundingBox
-        #expect(face.pixelLandmarks.leftEye.y < box.y + box.height / 2 && face.pixelLandmarks.mouthLeft.y > box.y + box.height / 2)
+        #expect(face.pixelLandmarks.leftEye.y < box.y + box.height / 2 && (face.pixelLandmarks.mouthLeft?.y ?? 0) > box.y + box.height / 2)
         #expect(face.pixelLandmarks.leftEye.x < face.pixelLandmarks.rightEye.x)
         // Normalized landmarks have the lower-left origin: eyes above the mouth means larger y.
-        #expect(face.landmarks.leftEye.y > face.landmarks.mouthLeft.y)
+        #expect(face.landmarks.leftEye.y > (face.landmarks.mouthLeft?.y ?? .infinity))
     }
 
     @Test func defaultsAreTheMeasuredOnes() {

@@ -54,7 +54,7 @@ struct FacePipelinePartsTests {
     }
 
     @Test func pyramidFollowsFacenet() {
-        let pipeline = ShippedFaceModel.model.pipeline
+        let pipeline = ShippedFaceModel.mtcnn.pipeline
         let scales = pipeline.scales(width: 168, height: 160)
         // 160 * 0.6 = 96 >= 12 ... while the short side stays >= 12: 0.6 * 0.709^k, k = 0...6
         #expect(scales.count == 7)
@@ -67,7 +67,7 @@ struct FacePipelinePartsTests {
     func tinyAndThinImagesHaveNoFaceAndNoCrash(size: (width: Int, height: Int)) throws {
         var random = SeededRandom(seed: UInt64(size.width * 10_000 + size.height))
         let pixels = random.bytes(size.width * size.height * 3)
-        let faces = try ShippedFaceModel.model.pipeline.detect(pixels: pixels, width: size.width, height: size.height)
+        let faces = try ShippedFaceModel.mtcnn.pipeline.detect(pixels: pixels, width: size.width, height: size.height)
         #expect(faces.allSatisfy { $0.score > 0.7 })
         let image = DecodedImage(width: size.width, height: size.height, pixels: pixels, format: .png)
         let result = try FaceDetector(model: ShippedFaceModel.model).detect(in: image)

@@ -12,8 +12,16 @@ struct KernelTests {
         var height: Int, width: Int, inChannels: Int, outChannels: Int, kernel: Int, stride: Int, groups: Int, same: Bool
         var activation: Activation
         var seed: UInt64
+        /// Explicit padding [top, left, bottom, right] (BlazeFace's), overriding `same`.
+        var pads: [Int]? = nil
         var testDescription: String {
-            "\(height)x\(width)x\(inChannels)->\(outChannels) k\(kernel) s\(stride) g\(groups) \(same ? "same" : "valid") \(activation) seed \(seed)"
+            let padding = pads.map { "pads \($0)" } ?? (same ? "same" : "valid")
+            return "\(height)x\(width)x\(inChannels)->\(outChannels) k\(kernel) s\(stride) g\(groups) \(padding) \(activation) seed \(seed)"
+        }
+        var padding: Padding {
+            if let pads { return Padding(top: pads[0], left: pads[1], bottom: pads[2], right: pads[3]) }
+            let shape = FeatureMapShape(height: height, width: width, channels: inChannels)
+            return same ? .same(input: shape, kernel: (kernel, kernel), stride: (stride, stride)) : .none
         }
     }
 
@@ -58,6 +66,15 @@ struct KernelTests {
         .init(height: 7, width: 9, inChannels: 48, outChannels: 64, kernel: 2, stride: 1, groups: 1, same: false, activation: .none, seed: 27),
         .init(height: 15, width: 31, inChannels: 12, outChannels: 20, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu, seed: 28),
         .init(height: 5, width: 3, inChannels: 16, outChannels: 9, kernel: 3, stride: 1, groups: 1, same: true, activation: .none, seed: 29),
+        // explicit padding (BlazeFace pads 1 on every side, also before stride 2 where "same" would
+        // pad only after), on every strategy; and lopsided pads
+        .init(height: 12, width: 12, inChannels: 128, outChannels: 128, kernel: 3, stride: 2, groups: 128, same: false, activation: .none, seed: 41, pads: [1, 1, 1, 1]),
+        .init(height: 13, width: 11, inChannels: 29, outChannels: 29, kernel: 3, stride: 2, groups: 29, same: false, activation: .none, seed: 42, pads: [1, 1, 1, 1]),
+        .init(height: 9, width: 7, inChannels: 24, outChannels: 24, kernel: 3, stride: 1, groups: 24, same: false, activation: .relu, seed: 43, pads: [1, 1, 1, 1]),
+        .init(height: 7, width: 9, inChannels: 17, outChannels: 17, kernel: 3, stride: 2, groups: 17, same: false, activation: .none, seed: 44, pads: [0, 2, 1, 0]),
+        .init(height: 18, width: 14, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: false, activation: .relu, seed: 45, pads: [1, 1, 1, 1]),
+        .init(height: 11, width: 13, inChannels: 12, outChannels: 20, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 46, pads: [2, 0, 0, 1]),
+        .init(height: 8, width: 8, inChannels: 16, outChannels: 80, kernel: 3, stride: 2, groups: 1, same: false, activation: .relu, seed: 47, pads: [1, 1, 1, 1]),
         // general (im2col): grouped
         .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
         .init(height: 7, width: 7, inChannels: 16, outChannels: 80, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 23),
@@ -88,7 +105,7 @@ struct KernelTests {
         let input = random.floats(shape.elementCount, in: -3...3)
         let weights = random.floats(c.outChannels * (c.inChannels / c.groups) * c.kernel * c.kernel)
         let bias = random.floats(c.outChannels)
-        let padding = c.same ? Padding.same(input: shape, kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride)) : .none
+        let padding = c.padding
         let expected = ReferenceKernels.conv2d(
             input: input, shape: shape, weights: weights, bias: bias, outChannels: c.outChannels,
             kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.groups, activation: c.activation)

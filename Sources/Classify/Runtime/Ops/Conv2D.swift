@@ -209,6 +209,8 @@ struct Conv2DOperation: GraphOperation {
 }
 extension Conv2DOperation: GraphOperationBuilder {
     static let opName = "Conv2D"
+    /// Explicit padding beyond this is a broken file, not a network (BlazeFace pads by 1).
+    static let maximumExplicitPadding = 64
 
     static func build(_ node: ModelDescription.Node, context: inout GraphBuildContext) throws(ModelLoadingError) -> any GraphOperation {
         let input = try context.inputs(of: node, count: 1)[0]
@@ -230,7 +232,13 @@ extension Conv2DOperation: GraphOperationBuilder {
         switch node.padding ?? "valid" {
         case "same": padding = .same(input: input.shape, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]))
         case "valid": padding = .none
-        case let other: throw context.error(node, "unknown padding '\(other)' (same or valid)")
+        case "explicit":
+            let pads = try context.required(node.pads, "pads", of: node)
+            guard pads.count == 4, pads.allSatisfy({ (0...Self.maximumExplicitPadding).contains($0) }) else {
+                throw context.error(node, "pads must be four numbers in 0...\(Self.maximumExplicitPadding) (top, left, bottom, right), not \(pads)")
+            }
+            padding = Padding(top: pads[0], left: pads[1], bottom: pads[2], right: pads[3])
+        case let other: throw context.error(node, "unknown padding '\(other)' (same, valid or explicit)")
         }
         guard input.shape.height + padding.top + padding.bottom >= kernel[0],
             input.shape.width + padding.left + padding.right >= kernel[1]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Plain scalar implementations of every op: the truth the fast kernels are tested against.
 /// They read weights in the file's own layout (PyTorch [O][I/g][kH][kW]), so a test against them
 /// also checks the fast path's weight packing. Never used for inference.
@@ -98,6 +100,43 @@ enum ReferenceKernels {
         let sum = exps.reduce(0, +)
         return exps.map { Float($0 / sum) }
     }
-}
 
-import Foundation
+    /// TensorFlow's bilinear resize, one output value at a time: sample position per axis
+    /// (`(d + 0.5) * in / out - 0.5` with half-pixel centers, `d * (in - 1) / (out - 1)` with
+    /// aligned corners, else `d * in / out`), the four clamped neighbours, weights in Double.
+    static func resizeBilinear(
+        _ input: [Float], shape: FeatureMapShape, height: Int, width: Int, alignCorners: Bool, halfPixelCenters: Bool
+    ) -> (values: [Float], shape: FeatureMapShape) {
+        let out = FeatureMapShape(height: height, width: width, channels: shape.channels)
+        func position(_ d: Int, _ n: Int, _ m: Int) -> Double {
+            let scale = Double(Float(alignCorners && m > 1 ? Float(n - 1) / Float(m - 1) : Float(n) / Float(m)))
+            return halfPixelCenters ? (Double(d) + 0.5) * scale - 0.5 : Double(d) * scale
+        }
+        func at(_ y: Int, _ x: Int, _ c: Int) -> Double {
+            let cy = min(max(y, 0), shape.height - 1), cx = min(max(x, 0), shape.width - 1)
+            return Double(input[(cy * shape.width + cx) * shape.channels + c])
+        }
+        var result = [Float](repeating: 0, count: out.elementCount)
+        for oy in 0..<height { for ox in 0..<width { for c in 0..<shape.channels {
+            let sy = position(oy, shape.height, height), sx = position(ox, shape.width, width)
+            let y0 = Int(sy.rounded(.down)), x0 = Int(sx.rounded(.down))
+            let fy = sy - Double(y0), fx = sx - Double(x0)
+            let value = at(y0, x0, c) * (1 - fy) * (1 - fx) + at(y0, x0 + 1, c) * (1 - fy) * fx
+                + at(y0 + 1, x0, c) * fy * (1 - fx) + at(y0 + 1, x0 + 1, c) * fy * fx
+            result[(oy * width + ox) * shape.channels + c] = Float(value)
+        } } }
+        return (result, out)
+    }
+
+    /// TensorFlow's `depth_to_space` on NHWC, one output value at a time: output (y, x, c) is
+    /// input (y / b, x / b, ((y % b) * b + x % b) * C + c) with C the output channel count.
+    static func depthToSpace(_ input: [Float], shape: FeatureMapShape, blockSize b: Int) -> (values: [Float], shape: FeatureMapShape) {
+        let out = FeatureMapShape(height: shape.height * b, width: shape.width * b, channels: shape.channels / (b * b))
+        var result = [Float](repeating: 0, count: out.elementCount)
+        for y in 0..<out.height { for x in 0..<out.width { for c in 0..<out.channels {
+            let channel = ((y % b) * b + x % b) * out.channels + c
+            result[(y * out.width + x) * out.channels + c] = input[((y / b) * shape.width + x / b) * shape.channels + channel]
+        } } }
+        return (result, out)
+    }
+}

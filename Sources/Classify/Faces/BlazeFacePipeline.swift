@@ -1,0 +1,74 @@
+/// MediaPipe's BlazeFace face detection (full range) on one upright 8-bit RGB image, as its graph
+/// `face_detection_full_range.pbtxt` runs it, with our own letterbox resampling:
+///
+/// 1. Letterbox the whole image into the 192 x 192 input (`Letterbox`: aspect kept, centered,
+///    border pixel 0), area-resampled (`AreaResampling`; MediaPipe warps bilinearly), scaled to
+///    [-1, 1] by the network's own mean and std (127.5, 127.5).
+/// 2. Run the network: 2,304 anchors of 16 box and keypoint values and one face logit.
+/// 3. Decode against the SSD anchors (`FaceDetectionDecoding`), score = sigmoid of the clipped
+///    logit, candidates from `decoding.minimumScore`.
+/// 4. Weighted non-maximum suppression at IoU 0.3 (`WeightedNonMaximumSuppression`).
+/// 5. Map boxes and keypoints back through the letterbox to pixels of the image.
+///
+/// Keypoints are MediaPipe's six, in its order: the subject's right eye, left eye, nose tip,
+/// mouth center, right ear tragion, left ear tragion. Immutable and shared; the network's
+/// workspaces are pooled by `DetectorNetwork`.
+struct BlazeFacePipeline: Sendable {
+    let network: DetectorNetwork
+    var decoding: FaceDetectionDecoding
+    var suppressionThreshold = WeightedNonMaximumSuppression.defaultThreshold
+
+    /// Checks that the network fits the full-range anchor layout and precomputes the anchors.
+    init(network: DetectorNetwork) throws(ModelLoadingError) {
+        self.network = network
+        let input = network.description.input
+        var anchorOptions = SSDAnchorOptions.blazeFaceFullRange
+        anchorOptions.inputWidth = input.width
+        anchorOptions.inputHeight = input.height
+        decoding = FaceDetectionDecoding(anchors: SSDAnchor.anchors(anchorOptions), scale: Double(input.width))
+        let file = network.directoryName + "/model.json"
+        guard input.width == input.height else {
+            throw .invalidGraph(file: file, node: input.name, reason: "BlazeFace needs a square input, not \(input.width)x\(input.height)")
+        }
+        for (role, perAnchor) in [("boxes", decoding.coordinates), ("scores", 1)] {
+            guard network.description.outputs[role] != nil else {
+                throw .invalidGraph(file: file, node: role, reason: "the detector needs an output '\(role)'")
+            }
+            let shape = try network.outputShape(role, height: input.height, width: input.width)
+            guard shape.elementCount == decoding.anchors.count * perAnchor else {
+                throw .invalidGraph(file: file, node: role, reason: "output \(shape) is not \(perAnchor) value(s) for each of \(decoding.anchors.count) anchors")
+            }
+        }
+    }
+
+    /// The network's raw outputs for one image: `boxes` (16 per anchor) and `scores` (logits).
+    func rawOutputs(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
+        let input = network.description.input
+        let letterbox = Letterbox(imageWidth: width, imageHeight: height, side: input.width)
+        let resampling = AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std)
+        let border = ((0 - input.mean[0]) / input.std[0], (0 - input.mean[1]) / input.std[1], (0 - input.mean[2]) / input.std[2])
+        let outputs = try network.run(height: input.height, width: input.width) { buffer in
+            letterbox.fill(from: resampling, border: border, into: buffer.baseAddress!)
+        }
+        return (letterbox, outputs["boxes"] ?? [], outputs["scores"] ?? [])
+    }
+
+    /// Faces in `pixels` (RGB, `width * height * 3` bytes), highest score first, in pixels of the
+    /// image (boxes not clipped), keypoints as (x, y) pairs.
+    func detect(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> [FaceCandidate] {
+        guard width > 0, height > 0, pixels.count >= width * height * 3 else { return [] }
+        let (letterbox, boxes, logits) = try rawOutputs(pixels, width: width, height: height)
+        let candidates = boxes.withUnsafeBufferPointer { boxes in
+            logits.withUnsafeBufferPointer { logits in decoding.candidates(boxes: boxes, logits: logits) }
+        }
+        return WeightedNonMaximumSuppression.merge(candidates, threshold: suppressionThreshold).map { face in
+            let topLeft = letterbox.imagePoint(x: face.xMin, y: face.yMin), bottomRight = letterbox.imagePoint(x: face.xMax, y: face.yMax)
+            var keypoints: [Double] = []
+            for k in stride(from: 0, to: face.keypoints.count - 1, by: 2) {
+                let point = letterbox.imagePoint(x: face.keypoints[k], y: face.keypoints[k + 1])
+                keypoints += [point.x, point.y]
+            }
+            return FaceCandidate(xMin: topLeft.x, yMin: topLeft.y, xMax: bottomRight.x, yMax: bottomRight.y, keypoints: keypoints, score: face.score)
+        }
+    }
+}
