@@ -2,7 +2,7 @@ import Classify
 import Foundation
 import TagIndex
 
-/// Keeps a `TagIndex` in sync with folders: walks them, asks the index which files are new or
+/// Keeps a `SQLiteIndex` in sync with folders: walks them, asks the index which files are new or
 /// changed, reads each candidate once (hash and decode share the bytes), lets the index recognise
 /// moved, copied and touched files by their content hash, classifies the rest several at a time,
 /// and writes results through one writer in batched transactions.
@@ -101,14 +101,14 @@ public struct FolderIndexer: Sendable {
     /// How many failures `Report.failures` keeps.
     public static let failureSampleLimit = 10
 
-    public let index: TagIndex
+    public let index: SQLiteIndex
     public let classifier: ImageClassifier
     public let vocabulary: IndexVocabulary
     /// Finds and stores the faces of every classified image; nil skips faces (`index` without `--faces`).
     public let faceDetector: FaceDetector?
 
     /// Usage: `FolderIndexer(index: index, classifier: classifier, faceDetector: FaceDetector(model: try .shared()))`
-    public init(index: TagIndex, classifier: ImageClassifier, faceDetector: FaceDetector? = nil) {
+    public init(index: SQLiteIndex, classifier: ImageClassifier, faceDetector: FaceDetector? = nil) {
         self.index = index
         self.classifier = classifier
         self.faceDetector = faceDetector

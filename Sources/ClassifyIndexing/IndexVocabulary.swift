@@ -1,7 +1,7 @@
 import Classify
 import TagIndex
 
-/// How a model's labels and results are written into a `TagIndex`: the taxonomy with curves and
+/// How a model's labels and results are written into a `SQLiteIndex`: the taxonomy with curves and
 /// the search vocabulary on top of it, the model stamp that decides when stored labels are stale,
 /// and one image's entry.
 ///
@@ -27,14 +27,14 @@ public struct IndexVocabulary: Sendable {
 
     /// The label an image gets when faces are found in it, with the best face's confidence:
     /// `face`, below `person` when the taxonomy has it, so `person` and `people` match photos
-    /// with faces too (``TagIndex/faceLabel``, which search and calibrated filters know).
+    /// with faces too (``SQLiteIndex/faceLabel``, which search and calibrated filters know).
     /// Usage: `IndexVocabulary.faceLabel`
-    public static let faceLabel = TagIndex.faceLabel
+    public static let faceLabel = SQLiteIndex.faceLabel
 
     /// What a stamp's version carries when faces are indexed (the detector and its version).
     static let facesStampMark = "+faces.mtcnn1"
 
-    /// Whether an index whose installed stamp is `stamp` (``TagIndex/installedModel()``) was built
+    /// Whether an index whose installed stamp is `stamp` (``SQLiteIndex/installedModel()``) was built
     /// with faces: the default of the next run, so `index` keeps what the index has.
     ///
     /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try index.installedModel())`
@@ -81,7 +81,7 @@ public struct IndexVocabulary: Sendable {
     /// ```swift
     /// try IndexVocabulary(model: model).install(into: index)
     /// ```
-    public func install(into index: TagIndex) throws {
+    public func install(into index: SQLiteIndex) throws {
         try index.replaceTaxonomy(labelDefinitions, model: stamp, vocabulary: searchWords)
     }
 
@@ -90,7 +90,7 @@ public struct IndexVocabulary: Sendable {
     /// With `faces` (the detector's result, nil when faces were not looked for), the image also
     /// gets the ``faceLabel`` at its best face's confidence and its faces are stored.
     public func entry(for result: ClassificationResult, faces: FaceDetectionResult? = nil, file: FileFacts, contentHash: String) -> IndexEntry {
-        let floor = Float(TagIndex.storageFloor)
+        let floor = Float(SQLiteIndex.storageFloor)
         var observations = result.observations.filter { $0.confidence >= floor }
             .map { LabelConfidence(identifier: $0.identifier, confidence: Double($0.confidence)) }
         if self.faces, let best = faces?.faces.map(\.confidence).max(), best >= floor {

@@ -1,7 +1,7 @@
-/// Errors thrown by ``TagIndex`` and ``IndexRun``, each a sentence a user can act on.
+/// Errors thrown by ``SQLiteIndex`` and ``IndexRun``, each a sentence a user can act on.
 ///
 /// ```swift
-/// do { _ = try TagIndex(url: url) } catch let error as TagIndexError { print(error) }
+/// do { _ = try SQLiteIndex(url: url) } catch let error as TagIndexError { print(error) }
 /// ```
 public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database was written by a newer TagIndex (unknown migrations); it was not modified.

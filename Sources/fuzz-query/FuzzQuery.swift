@@ -26,9 +26,9 @@ enum FuzzQuery {
     static let model = ModelStamp(name: "fuzz", version: "1")
 
     /// A small labelled library: animal > dog > {golden_retriever, poodle}, animal > cat, outdoor > beach.
-    static let index: TagIndex = {
+    static let index: SQLiteIndex = {
         do {
-            let index = try TagIndex.inMemory()
+            let index = try SQLiteIndex.inMemory()
             let curve = [CurvePoint(threshold: 0.2, precision: 0.6, recall: 0.9), CurvePoint(threshold: 0.7, precision: 0.95, recall: 0.5)]
             try index.replaceTaxonomy([
                 LabelDefinition(identifier: "animal", displayName: "Animal"),

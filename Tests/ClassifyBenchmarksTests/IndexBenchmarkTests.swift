@@ -30,7 +30,7 @@ import TagIndexPostgres
         #expect(result.observationCount > 10_000)
         #expect(result.searches.facets.count == 2)
         #expect(result.report.contains("single label, first page"))
-        let index = try TagIndex(url: directory.url.appending(path: "index.sqlite"))
+        let index = try SQLiteIndex(url: directory.url.appending(path: "index.sqlite"))
         #expect(try index.statistics().imageCount == 2_000)
         #expect(try index.search("thing_0").totalCount > 100)
         // The bulk-built postings mirror the observations, and both engines agree on them.

@@ -18,7 +18,7 @@ struct ByteNameIndexingTests {
     /// Removed when the test ends.
     let scratch: ScratchFolder
     let folder: URL
-    let index: TagIndex
+    let index: SQLiteIndex
     let indexer: FolderIndexer
     var base: [UInt8] { Array(folder.path.utf8) + [UInt8(ascii: "/")] }
 
@@ -29,7 +29,7 @@ struct ByteNameIndexingTests {
         scratch = try ScratchFolder("indexer-bytes")
         folder = scratch.url
         let photos = FolderIndexerTests.photos
-        index = try TagIndex.inMemory()
+        index = try SQLiteIndex.inMemory()
         indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: FolderIndexerTests.model))
         try Self.copy(photos.appending(path: "cat-chelsea.jpg"), to: Array(folder.path.utf8) + [0x2F] + Self.latin1Cat)
         try Self.copy(photos.appending(path: "coffee-cup.jpg"), to: Array(folder.path.utf8) + [0x2F] + Self.newlineCoffee)

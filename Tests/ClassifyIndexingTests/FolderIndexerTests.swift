@@ -16,7 +16,7 @@ struct FolderIndexerTests {
     /// Removed when the test ends.
     let scratch: ScratchFolder
     let folder: URL
-    let index: TagIndex
+    let index: SQLiteIndex
     let indexer: FolderIndexer
 
     init() throws {
@@ -26,7 +26,7 @@ struct FolderIndexerTests {
         try FileManager.default.copyItem(at: Self.photos.appending(path: "cat-chelsea.jpg"), to: folder.appending(path: "cat.jpg"))
         try FileManager.default.copyItem(at: Self.photos.appending(path: "coffee-cup.jpg"), to: folder.appending(path: "nested/coffee.jpg"))
         try Data("not an image".utf8).write(to: folder.appending(path: "notes.jpg"))
-        index = try TagIndex.inMemory()
+        index = try SQLiteIndex.inMemory()
         indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: Self.model))
     }
 

@@ -26,7 +26,7 @@ struct HostileFolderIndexingTests {
         defer { for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
         do {
             try {
-                let index = try TagIndex(url: url)
+                let index = try SQLiteIndex(url: url)
                 try vocabulary.install(into: index)
             }()
             return try Data(contentsOf: url)
@@ -38,7 +38,7 @@ struct HostileFolderIndexingTests {
     /// Removed when the test ends.
     let scratch: ScratchFolder
     let folder: URL
-    let index: TagIndex
+    let index: SQLiteIndex
     let databaseURL: URL
 
     init() throws {
@@ -48,7 +48,7 @@ struct HostileFolderIndexingTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         databaseURL = base.appending(path: "index.sqlite")
         try Self.template.write(to: databaseURL)
-        index = try TagIndex(url: databaseURL)
+        index = try SQLiteIndex(url: databaseURL)
     }
 
     /// Copies of the fixture photos, each with its own trailing byte so no two have the same

@@ -63,7 +63,7 @@ struct SimilarPhotosTests {
 
     /// Each photo, a half-size copy, a quality-40 recompression and a cropped, brighter copy in
     /// `folder`, plus two generated images (mostly blue, mostly red); indexed.
-    static func makeLibrary() async throws -> (folder: URL, index: TagIndex) {
+    static func makeLibrary() async throws -> (folder: URL, index: SQLiteIndex) {
         let folder = FileManager.default.temporaryDirectory.appending(path: "similar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appending(path: "copies"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: folder.appending(path: "colors"), withIntermediateDirectories: true)
@@ -87,7 +87,7 @@ struct SimilarPhotosTests {
             }
             try jpeg(pixels, width: 320, height: 240, quality: 90).write(to: folder.appending(path: "colors/\(name).jpg"))
         }
-        let index = try TagIndex.inMemory()
+        let index = try SQLiteIndex.inMemory()
         let indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: model))
         _ = try await indexer.run(FolderIndexer.Options(roots: [folder.path], jobs: 2))
         return (folder, index)

@@ -9,10 +9,10 @@ import Testing
 @Suite struct VocabularyResolutionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// Installing the taxonomy takes seconds in a debug build: once for the suite.
-    static let index: TagIndex = {
+    static let index: SQLiteIndex = {
         do {
             let model = try ImageClassifierModel(contentsOf: repository.appending(path: "Models/efficientnet-lite0"))
-            let index = try TagIndex.inMemory()
+            let index = try SQLiteIndex.inMemory()
             try IndexVocabulary(model: model).install(into: index)
             return index
         } catch {

@@ -1,5 +1,6 @@
 @testable import classify_tool
 @testable import ClassifyIndexing
+import TagIndex
 import Testing
 
 /// The tool's pure output helpers, without running the executable.
@@ -49,6 +50,8 @@ import Testing
         #expect(try SearchCommand.bytes("500KB", option: "--min-size") == 512_000)
         #expect(try SearchCommand.bytes("2 mb", option: "--min-size") == 2 << 20)
         #expect(try SearchCommand.bytes("1234", option: "--min-size") == 1234)
+        #expect(try SearchCommand.bytes("2M", option: "--min-size") == 2 << 20)
+        #expect(try SearchCommand.day("2024-01-31", option: "--after") == FilterValue.date("2024-01-31"))
         #expect(throws: (any Error).self) { try SearchCommand.bytes("big", option: "--min-size") }
         #expect(throws: (any Error).self) { try SearchCommand.day("2024-13-45", option: "--after") }
     }

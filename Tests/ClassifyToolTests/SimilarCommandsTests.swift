@@ -18,7 +18,7 @@ import Testing
 
     @Test func duplicatesDefaultsToTheMeasuredThreshold() throws {
         let command = try DuplicatesCommand.parse([])
-        #expect(command.threshold == TagIndex.defaultDuplicateThreshold)
+        #expect(command.threshold == SQLiteIndex.defaultDuplicateThreshold)
         #expect(command.threshold == 0.8)
         #expect(try DuplicatesCommand.parse(["--threshold", "0.95", "--pairs"]).pairs)
         #expect(throws: (any Error).self) { try DuplicatesCommand.parse(["--threshold", "2"]) }

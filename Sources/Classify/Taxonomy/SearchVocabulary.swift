@@ -98,7 +98,7 @@ public struct SearchVocabulary: Sendable {
     }
 
     /// The entry for exactly this word (lowercase, single spaces), without inflections; search
-    /// itself also tries singular forms (see `TagIndex.meaning(of:)`).
+    /// itself also tries singular forms (see `SQLiteIndex.meaning(of:)`).
     ///
     /// ```swift
     /// let sky = vocabulary.word("sky")?.unsupported

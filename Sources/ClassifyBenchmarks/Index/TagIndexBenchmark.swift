@@ -78,7 +78,7 @@ package struct TagIndexBenchmark: Sendable {
         let buildSeconds = Date().timeIntervalSince(buildStart)
         progress?(String(format: "built %d images, %d observations in %.1f s", images, observations, buildSeconds))
 
-        let index = try TagIndex(url: databaseURL)
+        let index = try SQLiteIndex(url: databaseURL)
         let searches = try await workload().run(progress: progress) { try index.search($0) }
         let bytes = ["", "-wal"].compactMap {
             try? FileManager.default.attributesOfItem(atPath: databaseURL.path + $0)[.size] as? Int
@@ -98,7 +98,7 @@ package struct TagIndexBenchmark: Sendable {
     /// let postgres = try await benchmark.runOnPostgres(try PostgresDescriptor(parsing: url))
     /// ```
     package func runOnPostgres(_ target: PostgresDescriptor, copying: Bool = true, progress: (@Sendable (String) -> Void)? = nil) async throws -> TagIndexBenchmarkResult {
-        let source = try TagIndex(readingFrom: databaseURL)
+        let source = try SQLiteIndex(readingFrom: databaseURL)
         let session = try await PostgresSession.connect(target)
         let copyStart = Date()
         var imageCount = 0, observationCount = 0
@@ -148,7 +148,7 @@ package struct TagIndexBenchmark: Sendable {
     }
 
     /// Labels carried by at least one image, with their image counts, in id order.
-    private func labelCounts(_ index: TagIndex) throws -> [(identifier: String, count: Int)] {
+    private func labelCounts(_ index: SQLiteIndex) throws -> [(identifier: String, count: Int)] {
         try index.database.read { db in
             try Row.fetchAll(db, sql: "SELECT identifier, image_count FROM labels WHERE image_count > 0 ORDER BY id")
                 .map { ($0[0], $0[1]) }
@@ -157,7 +157,7 @@ package struct TagIndexBenchmark: Sendable {
 
     /// The searches, drawn from the built index's label counts.
     private func workload(counts: [(identifier: String, count: Int)]? = nil) throws -> SearchWorkload {
-        let counts = try counts ?? labelCounts(TagIndex(readingFrom: databaseURL))
+        let counts = try counts ?? labelCounts(SQLiteIndex(readingFrom: databaseURL))
         return try SearchWorkload(counts: counts, configuration: configuration)
     }
 
@@ -169,7 +169,7 @@ package struct TagIndexBenchmark: Sendable {
         }
         let model = ModelStamp(name: "synthetic", version: "1")
         do {
-            let index = try TagIndex(url: databaseURL)
+            let index = try SQLiteIndex(url: databaseURL)
             try index.replaceTaxonomy(library.labels(), model: model)
         }
         var databaseConfiguration = GRDB.Configuration()

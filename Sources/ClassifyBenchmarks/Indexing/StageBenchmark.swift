@@ -59,7 +59,7 @@ package enum StageBenchmark {
         defer { try? FileManager.default.removeItem(at: scratch) }
 
         // Stage by stage, one image at a time.
-        let serialIndex = try TagIndex(url: scratch.appending(path: "serial.sqlite"))
+        let serialIndex = try SQLiteIndex(url: scratch.appending(path: "serial.sqlite"))
         let vocabulary = IndexVocabulary(model: classifier.model)
         try vocabulary.install(into: serialIndex)
         var preprocessor = Preprocessor()
@@ -112,7 +112,7 @@ package enum StageBenchmark {
             let name = String(format: "%06d-", number) + URL(fileURLWithPath: file.path).lastPathComponent
             try FileManager.default.createSymbolicLink(atPath: linked.appending(path: name).path, withDestinationPath: file.path)
         }
-        let pipelineIndex = try TagIndex(url: scratch.appending(path: "pipeline.sqlite"))
+        let pipelineIndex = try SQLiteIndex(url: scratch.appending(path: "pipeline.sqlite"))
         let indexer = FolderIndexer(index: pipelineIndex, classifier: classifier)
         try vocabulary.install(into: pipelineIndex)
         let options = FolderIndexer.Options(roots: [linked.path], jobs: jobs)

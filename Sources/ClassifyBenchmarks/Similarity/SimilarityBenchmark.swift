@@ -46,7 +46,7 @@ package struct SimilarityBenchmark: Sendable {
         let buildStart = Date()
         try build()
         progress?(String(format: "built %d prints in %.1f s", imageCount, Date().timeIntervalSince(buildStart)))
-        let index = try TagIndex(url: databaseURL)
+        let index = try SQLiteIndex(url: databaseURL)
         func milliseconds(_ body: () throws -> Void) rethrows -> Double {
             let start = DispatchTime.now().uptimeNanoseconds
             try body()
@@ -105,7 +105,7 @@ package struct SimilarityBenchmark: Sendable {
         let session = try await PostgresSession.connect(target)
         do {
             let start = Date()
-            _ = try await IndexCopy.copy(from: try TagIndex(readingFrom: databaseURL), to: session, pageSize: 2000)
+            _ = try await IndexCopy.copy(from: try SQLiteIndex(readingFrom: databaseURL), to: session, pageSize: 2000)
             try await session.execute("VACUUM ANALYZE")
             progress?(String(format: "copied into PostgreSQL in %.1f s", Date().timeIntervalSince(start)))
         } catch {
@@ -143,7 +143,7 @@ package struct SimilarityBenchmark: Sendable {
     private func build() throws {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = false
-        do { _ = try TagIndex(url: databaseURL) }  // schema
+        do { _ = try SQLiteIndex(url: databaseURL) }  // schema
         let queue = try DatabaseQueue(path: databaseURL.path, configuration: configuration)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")

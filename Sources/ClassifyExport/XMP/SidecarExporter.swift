@@ -43,7 +43,7 @@ public struct SidecarResult: Sendable, Hashable {
 /// (``AtomicFile``). A sidecar that cannot be parsed is reported and left untouched. Two images
 /// of one export that map to the same sidecar (`photo.jpg` and `photo.png` with `photo.xmp`):
 /// the second one fails rather than overwrite the first one's keywords (records must come in
-/// path order, as ``TagIndex/exportRecords(matching:filter:_:)`` gives them).
+/// path order, as ``SQLiteIndex/exportRecords(matching:filter:_:)`` gives them).
 ///
 /// ```swift
 /// let exporter = SidecarExporter(naming: .replacingExtension, dryRun: false)
@@ -107,7 +107,7 @@ public final class SidecarExporter {
     /// Records that `imagePath` writes `sidecar`; returns the image that already did in this export.
     ///
     /// Only `photo.xmp` names can collide, and only between paths that share `folder/photo.`; in
-    /// path order (how ``TagIndex/exportRecords(matching:filter:_:)`` delivers them) those are
+    /// path order (how ``SQLiteIndex/exportRecords(matching:filter:_:)`` delivers them) those are
     /// consecutive, so the claims of one such group are kept at a time: memory stays small
     /// however large the export.
     private func claim(_ sidecar: String, for imagePath: String) -> String? {

@@ -24,7 +24,7 @@ struct DuplicatesController: Sendable {
     }
 
     static func threshold(_ request: Request) throws -> Double {
-        let value = try QueryParameters(request.uri.query).number("threshold", in: 0.5...1) ?? TagIndex.defaultDuplicateThreshold
+        let value = try QueryParameters(request.uri.query).number("threshold", in: 0.5...1) ?? SQLiteIndex.defaultDuplicateThreshold
         return (value * 100).rounded() / 100
     }
 
@@ -42,11 +42,7 @@ struct DuplicatesController: Sendable {
         return DuplicatesResponse(
             threshold: threshold,
             groups: found.groups.map { group in
-                .init(keeper: group.keeper.path, keeperID: group.keeper.imageID, members: group.members.map { member in
-                    ImageSummary(
-                        id: member.imageID, path: member.path, score: member.score, size: member.size, width: member.width,
-                        height: member.height, thumbnail: "/images/\(member.imageID)/thumbnail")
-                })
+                DuplicateGroupOutput(group) { member in ImageLinks(id: member.imageID, thumbnail: "/images/\(member.imageID)/thumbnail") }
             },
             milliseconds: (found.milliseconds * 100).rounded() / 100)
     }

@@ -62,7 +62,7 @@ struct ImageController: Sendable {
                 let page = try await index.similar(toPath: image.path, query: query, minimumScore: 0)
                 // When the strip's last photo is below the threshold, the strip holds every direct
                 // neighbour and the group's search starts from them instead of scanning again.
-                let threshold = TagIndex.defaultDuplicateThreshold
+                let threshold = SQLiteIndex.defaultDuplicateThreshold
                 let close = page.hits.filter { $0.score >= threshold }
                 let complete = page.hits.count < similarCount || (page.hits.last?.score ?? 0) < threshold
                 if !(complete && close.isEmpty) {
@@ -97,21 +97,19 @@ struct ImageController: Sendable {
         return services.pages.response("image", ImageView(details))
     }
 
-    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> ImageResponse {
+    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> ImageOutput {
         let details = try await details(id: Self.imageID(context), similarCount: 0)
         let image = details.image
-        return ImageResponse(
-            id: details.id, path: image.path, size: image.size, modified: GalleryJSON.timestamp(image.modificationTime),
-            indexed: GalleryJSON.timestamp(image.indexedAt), hasFeaturePrint: image.hasFeaturePrint,
-            contentHash: image.contentHash, width: image.width, height: image.height, model: image.model?.description,
-            format: details.format,
-            error: image.failureStage.map { FailureDescription(stage: $0, reason: image.failureReason ?? "") },
-            labels: details.labels.map(LabelConfidence.init), colors: details.colors.map(ColorShare.init),
-            thumbnail: Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime),
-            preview: Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview))
+        var output = ImageOutput(image: image, labels: details.labels, marksLeaves: true)
+        output.id = details.id
+        output.format = details.format
+        output.colors = details.colors.map(ColorOutput.init)
+        output.thumbnail = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime)
+        output.preview = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview)
+        return output
     }
 
-    @Sendable func similar(_ request: Request, context: GalleryRequestContext) async throws -> SimilarResponse {
+    @Sendable func similar(_ request: Request, context: GalleryRequestContext) async throws -> SimilarOutput {
         let id = try Self.imageID(context)
         let parameters = try QueryParameters(request.uri.query)
         let limit = try parameters.integer("limit", in: 1...200) ?? 20
@@ -127,13 +125,9 @@ struct ImageController: Sendable {
             query.page = pageNumber
             return try await index.similar(toPath: image.path, query: query, minimumScore: minimumScore)
         }
-        return SimilarResponse(
-            total: page.totalCount, page: page.page, pageCount: page.pageCount, limit: page.limit,
-            results: page.hits.map { hit in
-                ImageSummary(
-                    id: hit.imageID, path: hit.path, score: hit.score, size: hit.size, width: hit.width, height: hit.height,
-                    thumbnail: Tile.thumbnailLink(id: hit.imageID, size: hit.size, modified: hit.modificationTime))
-            })
+        return SimilarOutput(page: page) { hit in
+            ImageLinks(id: hit.imageID, thumbnail: Tile.thumbnailLink(id: hit.imageID, size: hit.size, modified: hit.modificationTime))
+        }
     }
 }
 
@@ -233,7 +227,7 @@ struct ImageView: PageView {
         // The photo's near-duplicate group: every photo joined to it by a chain of pairs at or
         // above the threshold, as on the Duplicates page; the keeper (largest resolution) first.
         let hits = details.similar?.hits ?? []
-        let threshold = TagIndex.defaultDuplicateThreshold
+        let threshold = SQLiteIndex.defaultDuplicateThreshold
         let group = details.duplicates
         let keeperID = group?.keeper.imageID
         duplicates = (group?.members ?? []).filter { $0.imageID != details.id }.map { member in

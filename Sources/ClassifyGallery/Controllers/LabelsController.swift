@@ -29,13 +29,13 @@ struct LabelsController: Sendable {
             }
     }
 
-    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> [LabelResponse] {
+    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> [LabelOutput] {
         let parameters = try QueryParameters(request.uri.query)
         let used = ["1", "true", "yes"].contains(parameters["used"] ?? "")
         let catalog = try await services.read { try await $0.labelCatalog() }
         var labels = Self.matching(parameters["q"] ?? "", in: catalog)
         if used { labels = labels.filter { $0.imageCount > 0 }.sorted { ($0.imageCount, $1.identifier) > ($1.imageCount, $0.identifier) } }
-        return labels.map(LabelResponse.init)
+        return labels.map(LabelOutput.init)
     }
 
     @Sendable func page(_ request: Request, context: GalleryRequestContext) async throws -> Response {

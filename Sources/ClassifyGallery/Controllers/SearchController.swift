@@ -52,19 +52,15 @@ struct SearchController: Sendable {
         }
     }
 
-    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> SearchResponse {
+    @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> SearchOutput {
         let search = try SearchRequest(QueryParameters(request.uri.query), defaultLimit: 50)
         let outcome = try await run(search)
-        let page = outcome.page
-        return SearchResponse(
-            query: search.text, total: page.totalCount, page: page.page, pageCount: page.pageCount, limit: page.limit,
-            results: page.hits.map { hit in
-                SearchResult(
-                    hit: hit, labels: outcome.labels[hit.imageID] ?? [],
-                    thumbnail: Tile.thumbnailLink(id: hit.imageID, size: hit.size, modified: hit.modificationTime))
-            },
-            facets: page.facets.map(FacetCount.init), color: search.color?.hex,
-            milliseconds: (outcome.milliseconds * 100).rounded() / 100)
+        var output = SearchOutput(page: outcome.page, query: search.text, labels: outcome.labels, marksLeaves: true) { hit in
+            ImageLinks(id: hit.imageID, thumbnail: Tile.thumbnailLink(id: hit.imageID, size: hit.size, modified: hit.modificationTime))
+        }
+        output.color = search.color?.hex
+        output.milliseconds = (outcome.milliseconds * 100).rounded() / 100
+        return output
     }
 
     @Sendable func suggest(_ request: Request, context: GalleryRequestContext) async throws -> SuggestResponse {

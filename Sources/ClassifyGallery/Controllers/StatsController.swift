@@ -11,18 +11,10 @@ struct StatsController: Sendable {
         router.get("/api/stats") { _, _ in try await statistics() }
     }
 
-    func statistics() async throws -> StatsResponse {
+    func statistics() async throws -> StatsOutput {
         // A path, or the PostgreSQL URL without its password.
         let location = services.index.location.description
-        return try await services.read { index in
-            let statistics = try await index.statistics()
-            let models = try await index.modelUsage()
-            let labelsInUse = try await index.labelImageCounts().count
-            return StatsResponse(
-                database: location, databaseBytes: try await index.databaseBytes(), images: statistics.imageCount, failed: statistics.failedCount,
-                labels: statistics.labelCount, labelsInUse: labelsInUse, observations: statistics.observationCount,
-                models: models.map { .init(model: $0.model.description, images: $0.imageCount) })
-        }
+        return try await services.read { index in try await StatsOutput(index: index, location: location) }
     }
 }
 
@@ -38,7 +30,7 @@ struct StatsView: PageView {
     let section = "stats"
     var rows: [Row]
 
-    init(_ stats: StatsResponse) {
+    init(_ stats: StatsOutput) {
         rows = [
             Row(name: "Index", value: "\(stats.database) (\(LabelText.bytes(stats.databaseBytes)))"),
             Row(name: "Photos", value: "\(LabelText.count(stats.images)) classified", url: "/"),

@@ -1,6 +1,7 @@
 import ClassifySupport
 import Foundation
 import Hummingbird
+import TagIndex
 
 /// The gallery's per-request context: when the request arrived (for the query time shown on the
 /// search page and the `Server-Timing` header) and a JSON encoder that writes what the command
@@ -26,18 +27,12 @@ struct GalleryRequestContext: RequestContext {
     var elapsedMilliseconds: Double { (ContinuousClock.now - receivedAt).milliseconds }
 }
 
-/// The JSON format of the API, shared by responses and errors.
+/// The JSON format of the API, shared by responses and errors: the command line's
+/// (``JSONOutput``).
 enum GalleryJSON {
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
-    /// `value` as JSON; a path whose name is not UTF-8 is readable text in `path` with the exact
-    /// bytes in base64 in `pathBytes` (`RawPath.portableJSON`), as the command line writes it.
+    /// `value` as JSON (see ``JSONOutput/encode(_:)``).
     static func encode(_ value: some Encodable) throws -> Data {
-        try RawPath.portableJSON(encoder.encode(value))
+        try JSONOutput.encode(value)
     }
 
     /// Writes handlers' `Encodable` results as JSON responses with ``GalleryJSON/encode(_:)``.
@@ -50,12 +45,6 @@ enum GalleryJSON {
                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
-
-    /// `value` rounded to 4 decimals, as the command line prints scores and confidences.
-    static func rounded(_ value: Double) -> Double { (value * 1e4).rounded() / 1e4 }
-
-    /// A date as the command line prints it (ISO 8601, UTC).
-    static func timestamp(_ date: Date) -> String { date.formatted(.iso8601) }
 }
 
 extension Duration {

@@ -27,7 +27,7 @@ public struct IndexOpener: Sendable {
     /// Usage: `let index = try await opener.open(location)`
     public func open(_ location: IndexLocation) async throws -> any IndexBackend {
         switch location {
-        case .sqlite(let url): return try TagIndex(url: url)
+        case .sqlite(let url): return try SQLiteIndex(url: url)
         default: return try await server(for: location).open(location)
         }
     }
@@ -38,8 +38,23 @@ public struct IndexOpener: Sendable {
     /// Usage: `let index = try await opener.openForReading(location)`
     public func openForReading(_ location: IndexLocation) async throws -> any IndexBackend {
         switch location {
-        case .sqlite(let url): return try TagIndex(readingFrom: url)
+        case .sqlite(let url): return try SQLiteIndex(readingFrom: url)
         default: return try await server(for: location).open(location)
+        }
+    }
+
+    /// Opens the index at `location` for an index run: a SQLite file (created with its folder when
+    /// there is none) that one run at a time writes (``IndexRun``), or a server's database that
+    /// many indexers fill at once (``SharedIndex``).
+    ///
+    /// Usage: `let destination = try opener.openForIndexing(location)`
+    public func openForIndexing(_ location: IndexLocation) throws -> IndexDestination {
+        switch location {
+        case .sqlite(let url):
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            return .file(try SQLiteIndex(url: url))
+        default:
+            return .shared(try server(for: location).sharedIndex(at: location))
         }
     }
 
@@ -66,6 +81,27 @@ public struct IndexOpener: Sendable {
         if let server = servers.first(where: { $0.opens(location) }) { return server }
         throw TagIndexError.invalidInput(
             "\(location) is a database server this program was built without (link TagIndexPostgres and open it with IndexOpener.standard)")
+    }
+}
+
+/// Where an index run writes (see ``IndexOpener/openForIndexing(_:)``): the indexer of the module
+/// ClassifyIndexing takes either, so a program never asks which database it has.
+///
+/// Usage: `if case .shared(let index) = try opener.openForIndexing(location) { ... }`
+public enum IndexDestination: Sendable {
+    /// A SQLite file: one run at a time writes it, in batches (``SQLiteIndex/beginRun(roots:model:)``).
+    case file(SQLiteIndex)
+    /// A database server's index, filled by any number of indexers at once.
+    case shared(any SharedIndex)
+
+    /// The model stamp of the taxonomy last installed, nil for an index never indexed into.
+    ///
+    /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try await destination.installedModel())`
+    public func installedModel() async throws -> String? {
+        switch self {
+        case .file(let index): return try index.installedModel()
+        case .shared(let index): return try await index.installedModel()
+        }
     }
 }
 

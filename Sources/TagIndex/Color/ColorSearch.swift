@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Colors farther than this (CIE76 ΔE in CIELAB) from the searched color do not count.
     ///
     /// ```swift
-    /// let radius = TagIndex.colorMatchRadius   // 25
+    /// let radius = SQLiteIndex.colorMatchRadius   // 25
     /// ```
     public static let colorMatchRadius: Double = 25
 

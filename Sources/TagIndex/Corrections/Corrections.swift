@@ -35,7 +35,7 @@ package enum Corrections {
     /// it has no correction. Added labels missing from the taxonomy become labels (user labels).
     static func correct(
         _ model: Labels, contentHash: String, writer: inout BatchWriter, taxonomy: inout TaxonomySnapshot,
-        index: TagIndex
+        index: SQLiteIndex
     ) throws -> Labels? {
         let stored = try stored(forHash: contentHash, writer.db)
         guard !stored.isEmpty else { return nil }
@@ -64,7 +64,7 @@ package enum Corrections {
     /// Recomputes the stored labels of every classified image with content `contentHash` from what
     /// the model gave it and the corrections stored now.
     static func reapply(
-        contentHash: String, writer: inout BatchWriter, taxonomy: inout TaxonomySnapshot, index: TagIndex
+        contentHash: String, writer: inout BatchWriter, taxonomy: inout TaxonomySnapshot, index: SQLiteIndex
     ) throws {
         let rows = try Row.fetchAll(
             writer.db,
@@ -96,7 +96,7 @@ package enum Corrections {
 
     /// Recomputes every corrected image (after the taxonomy's parents changed: a removal covers
     /// the labels below it as the taxonomy has them now).
-    static func reapplyAll(_ db: Database, index: TagIndex) throws {
+    static func reapplyAll(_ db: Database, index: SQLiteIndex) throws {
         let hashes = try String.fetchAll(db, sql: """
             SELECT DISTINCT content_hash FROM corrections
             UNION SELECT i.content_hash FROM model_labels AS ml JOIN images AS i ON i.id = ml.image_id

@@ -15,7 +15,7 @@ public struct ExportedLabel: Sendable, Hashable {
     /// Every route from a top-level label down to this one, as human names (`["Animal", "Dog",
     /// "Golden Retriever"]`); one route for a tree, more where a label has several parents.
     public var hierarchy: [[String]]
-    /// Whether a person added the label (``TagIndex/addLabel(_:to:)``).
+    /// Whether a person added the label (``SQLiteIndex/addLabel(_:to:)``).
     public var isAdded: Bool
     /// Whether the label is a person's own, outside the taxonomy.
     public var isUserLabel: Bool

@@ -1,4 +1,4 @@
-extension TagIndex {
+extension SQLiteIndex {
     /// The label an indexer gives an image whose faces it stored, at the best face's confidence:
     /// `face` (below `person` when the taxonomy has it). The word `face` searches it; vocabulary
     /// words with `facesAtLeast` count the stored faces of the images that carry it.
@@ -10,12 +10,12 @@ extension TagIndex {
     /// ``CalibratedFilter/threshold(for:isFaceLabel:added:)``); a curve, where a model
     /// ships one, is used like any other label's.
     ///
-    /// Usage: `let face = try index.search(TagIndex.faceLabel)`
+    /// Usage: `let face = try index.search(SQLiteIndex.faceLabel)`
     public static let faceLabel = "face"
 }
 
 extension CalibratedFilter {
-    /// The threshold this filter puts on a label: its curve's; for the ``TagIndex/faceLabel``
+    /// The threshold this filter puts on a label: its curve's; for the ``SQLiteIndex/faceLabel``
     /// without a curve 0 (every stored face passes: the detector already decided); otherwise, for
     /// a label the filter never passes, 1 where a person added it, else nil.
     ///
@@ -27,8 +27,8 @@ extension CalibratedFilter {
 }
 
 extension TaxonomySnapshot {
-    /// The id of the ``TagIndex/faceLabel``: present once an index run stored faces.
-    var faceLabelID: Int64? { idByIdentifier[TagIndex.faceLabel] }
+    /// The id of the ``SQLiteIndex/faceLabel``: present once an index run stored faces.
+    var faceLabelID: Int64? { idByIdentifier[SQLiteIndex.faceLabel] }
 
     /// The unquantized threshold `filter` puts on `label` (see
     /// ``CalibratedFilter/threshold(for:isFaceLabel:added:)``); nil when it never passes.

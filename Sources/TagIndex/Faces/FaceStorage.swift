@@ -22,7 +22,7 @@ extension BatchWriter {
     }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The faces stored for an image, highest confidence first; nil when the image is not indexed
     /// or faces were not looked for.
     ///

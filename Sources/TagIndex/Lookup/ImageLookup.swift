@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The path of the image with id `imageID` (see ``SearchHit/imageID``), or nil when no indexed
     /// file has that id (never indexed, or removed since).
     ///
@@ -69,7 +69,7 @@ extension TagIndex {
     }
 }
 
-/// What ``TagIndex/contentVersion()`` compares: the image count, the latest indexing time and the
+/// What ``SQLiteIndex/contentVersion()`` compares: the image count, the latest indexing time and the
 /// highest image id. A removal lowers the count; an addition raises the highest id; a
 /// re-classification re-stamps its row's indexing time.
 ///

@@ -1,6 +1,6 @@
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The model stamp (`name@version`, see ``ModelStamp/description``) of the taxonomy last
     /// installed with ``replaceTaxonomy(_:model:vocabulary:)``; nil for an index never written.
     /// An indexer reads it to keep the options an index was built with.

@@ -47,7 +47,7 @@ extension CatalogLabel {
     }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Every label of the taxonomy stored in the index, by identifier, with parents, children,
     /// synonyms and image counts: what a taxonomy browser shows without loading a model.
     ///

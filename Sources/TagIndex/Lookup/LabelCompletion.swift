@@ -20,7 +20,7 @@ public struct LabelCompletion: Sendable, Hashable {
     public var isVocabularyWord = false
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Labels with a name (identifier, display name or synonym) starting with `prefix`, or with a
     /// word of a name starting with it, and the search vocabulary's words (those that stand for
     /// labels) that do; case-insensitive, `_` = space.
@@ -45,7 +45,7 @@ extension TagIndex {
 
 extension LabelCompletion {
     /// The completions of `prefix` in `taxonomy` with `imageCounts` (by label id), ranked as
-    /// ``TagIndex/labelCompletions(forPrefix:limit:)`` says: what both backends answer.
+    /// ``SQLiteIndex/labelCompletions(forPrefix:limit:)`` says: what both backends answer.
     package static func ranked(forPrefix prefix: String, limit: Int, taxonomy: TaxonomySnapshot, imageCounts counts: [Int64: Int]) -> [LabelCompletion] {
         let needle = TermText.normalize(prefix)
         guard !needle.isEmpty, limit > 0 else { return [] }

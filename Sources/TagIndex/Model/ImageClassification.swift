@@ -24,7 +24,7 @@ public struct LabelConfidence: Sendable, Hashable {
 
 /// What the classifier saw in one image, ready to be written to the index.
 ///
-/// `observations` holds leaves and parents; those below ``TagIndex/storageFloor``
+/// `observations` holds leaves and parents; those below ``SQLiteIndex/storageFloor``
 /// are not stored. `featurePrint`, when present, must have
 /// ``FeaturePrint/dimension`` values; it is L2-normalized and stored as fp16.
 ///

@@ -187,7 +187,7 @@ package struct Parser {
                 throw error("too many file types (at most \(Self.maximumFilters))", at: offset)
             }
         case "after", "before":
-            guard let date = Self.date(value) else {
+            guard let date = FilterValue.date(value) else {
                 throw error("expected a date like 2023-01-31 or 2023-01-31T12:00:00Z after '\(key):'", at: offset)
             }
             if key == "after" { query.filters.modifiedAfter = date } else { query.filters.modifiedBefore = date }
@@ -197,7 +197,7 @@ package struct Parser {
             }
             if key == "minwidth" { query.filters.minimumWidth = number } else { query.filters.minimumHeight = number }
         case "minsize", "maxsize":
-            guard let bytes = Self.bytes(value) else {
+            guard let bytes = FilterValue.bytes(value) else {
                 throw error("expected a size like 500KB or 2MB after '\(key):'", at: offset)
             }
             if key == "minsize" { query.filters.minimumBytes = bytes } else { query.filters.maximumBytes = bytes }
@@ -232,32 +232,5 @@ package struct Parser {
         default:
             throw error("unknown filter '\(key):'", at: offset)
         }
-    }
-
-    /// Years 1 to 9999 (give or take the calendar reform) only: Foundation's parser reads things
-    /// like "2e23-01-02" as days hundreds of thousands of years away.
-    package static func date(_ text: String) -> Date? {
-        let full = ISO8601DateFormatter()
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        guard let date = full.date(from: text) ?? day.date(from: text),
-            (-62_200_000_000...253_402_300_799).contains(date.timeIntervalSince1970)
-        else { return nil }
-        return date
-    }
-
-    static func bytes(_ text: String) -> Int64? {
-        let upper = text.uppercased()
-        let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("G", 1 << 30),
-                                        ("M", 1 << 20), ("K", 1 << 10), ("B", 1)]
-        for (suffix, scale) in units where upper.hasSuffix(suffix) {
-            // 2^62 bytes is far beyond any file and keeps the conversion to Int64 in range.
-            guard let number = Double(upper.dropLast(suffix.count)), number >= 0,
-                number * Double(scale) < 0x1p62
-            else { return nil }
-            return Int64((number * Double(scale)).rounded())
-        }
-        guard let number = Int64(upper), number >= 0 else { return nil }
-        return number
     }
 }

@@ -7,7 +7,7 @@ extension Query {
     /// ```swift
     /// try query.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
     /// ```
-    public mutating func applyDefaultCalibration(from index: TagIndex, onlyWithLabelTerms: Bool) throws {
+    public mutating func applyDefaultCalibration(from index: SQLiteIndex, onlyWithLabelTerms: Bool) throws {
         applyDefaultCalibration(indexHasCalibration: try index.hasCalibration(), onlyWithLabelTerms: onlyWithLabelTerms)
     }
 

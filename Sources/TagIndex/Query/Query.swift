@@ -86,7 +86,7 @@ public enum SortOrder: Sendable, Hashable {
 ///
 /// Thresholds: a term passes a label when its confidence reaches the term's own
 /// minimum (`dog:0.6`), else the global ``minimumConfidence``, and never below
-/// ``TagIndex/storageFloor``; with a ``calibration`` the label must also reach
+/// ``SQLiteIndex/storageFloor``; with a ``calibration`` the label must also reach
 /// its calibrated threshold (a label without a curve never passes).
 ///
 /// ```swift

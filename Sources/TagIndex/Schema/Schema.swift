@@ -6,7 +6,7 @@ import GRDB
 ///
 /// Each migration runs in its own transaction (GRDB `DatabaseMigrator`). A
 /// database that lists a migration this version does not know was written by a
-/// newer TagIndex: ``TagIndex`` refuses it before touching the file.
+/// newer SQLiteIndex: ``SQLiteIndex`` refuses it before touching the file.
 ///
 /// Tables (v4):
 /// - `meta(key, value)`: taxonomy generation, model and fingerprint; the search vocabulary

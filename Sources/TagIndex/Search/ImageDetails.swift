@@ -17,7 +17,7 @@ public struct ImageLabel: Sendable, Hashable {
     public var isLeaf: Bool
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The stored labels of an image, highest subtree confidence first; empty when not indexed.
     ///
     /// ```swift

@@ -55,7 +55,7 @@ public struct ModelUsage: Sendable, Hashable {
     }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The stored facts of the file at `path`, or nil when it is not indexed.
     ///
     /// ```swift
@@ -109,7 +109,7 @@ extension TagIndex {
     }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Whether any label has a precision/recall curve, i.e. whether calibrated filters can keep
     /// anything in this index.
     ///

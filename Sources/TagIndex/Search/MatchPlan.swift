@@ -54,7 +54,7 @@ package struct LabelMatch {
 }
 
 /// Images whose number of stored faces (`image_faces.face_count`) is in `counts` and whose face
-/// label (``TagIndex/faceLabel``, the best face's confidence) reaches `threshold`; scored by it.
+/// label (``SQLiteIndex/faceLabel``, the best face's confidence) reaches `threshold`; scored by it.
 package struct FaceMatch {
     /// The face label's id.
     package var labelID: Int64

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Parses and runs a query string (first page, 50 results, by confidence).
     ///
     /// Throws ``QuerySyntaxError`` for a malformed query and

@@ -23,7 +23,7 @@ public struct TermMeaning: Sendable, Hashable {
     /// word the classifier cannot see.
     public var labels: [String]
     /// The fewest faces of the images the term also searches: the vocabulary word's `facesAtLeast`
-    /// where the index stores faces (its taxonomy has ``TagIndex/faceLabel``), else nil.
+    /// where the index stores faces (its taxonomy has ``SQLiteIndex/faceLabel``), else nil.
     public var facesAtLeast: Int? = nil
 
     /// True for a vocabulary word the classifier cannot see and that searches no faces here:
@@ -35,7 +35,7 @@ public struct TermMeaning: Sendable, Hashable {
     public var isUnsupported: Bool { word?.unsupportedExplanation != nil && facesAtLeast == nil }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// What `term` means to `search`: the labels it searches and whether they come from a label's
     /// name, the vocabulary or free text. A word the classifier cannot see is returned (with its
     /// sentence in ``TermMeaning/word``), not thrown; a term that names nothing throws
@@ -64,7 +64,7 @@ extension TagIndex {
 }
 
 extension TermMeaning {
-    /// What `term` means under `resolver` (either backend's lookups), as ``TagIndex/meaning(of:)`` answers.
+    /// What `term` means under `resolver` (either backend's lookups), as ``SQLiteIndex/meaning(of:)`` answers.
     package static func resolve(_ term: String, _ resolver: TermResolver) throws -> TermMeaning {
         let taxonomy = resolver.taxonomy
         func identifiers(_ ids: some Sequence<Int64>) -> [String] {

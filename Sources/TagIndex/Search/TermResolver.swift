@@ -47,7 +47,7 @@ package struct TermResolver {
 
     /// What a term searches: its labels, and the fewest faces of the images it also stands for
     /// (a vocabulary word's `facesAtLeast`, once the index stores faces: its taxonomy has the
-    /// ``TagIndex/faceLabel``). A word the classifier cannot see searches only those faces there;
+    /// ``SQLiteIndex/faceLabel``). A word the classifier cannot see searches only those faces there;
     /// elsewhere it throws ``TagIndexError/unsupportedWord(term:offset:explanation:)``.
     func searched(for term: SearchTerm) throws -> (labels: Set<Int64>, facesAtLeast: Int?) {
         let resolution = try resolve(term)

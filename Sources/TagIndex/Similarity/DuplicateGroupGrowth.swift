@@ -1,5 +1,5 @@
 /// The search for one image's near-duplicate group, outwards a round at a time (see
-/// ``TagIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``), apart
+/// ``SQLiteIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``), apart
 /// from how the stored prints are read: each backend streams its blocks of prints through
 /// ``visit(ids:halves:count:)``, so both find the same group.
 ///

@@ -45,7 +45,7 @@ public struct DuplicateGroup: Sendable, Hashable {
     public var members: [DuplicateMember]
 
     /// False when the group was cut at a size limit (see
-    /// ``TagIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``):
+    /// ``SQLiteIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``):
     /// more images belong to it than `members` holds.
     ///
     /// ```swift
@@ -94,14 +94,14 @@ public struct SimilarPair: Sendable, Hashable {
     public var score: Double
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The default near-duplicate threshold on the similarity score.
     ///
     /// Measured on 1,000 families made from real photos (resize, JPEG recompression, slight crop,
     /// brightness change) against the distinct photos: see docs/similarity.md, "Near-duplicates".
     ///
     /// ```swift
-    /// let groups = try index.duplicateGroups(threshold: TagIndex.defaultDuplicateThreshold)
+    /// let groups = try index.duplicateGroups(threshold: SQLiteIndex.defaultDuplicateThreshold)
     /// ```
     public static let defaultDuplicateThreshold = 0.80
 

@@ -21,7 +21,7 @@ public enum SimilarityScore {
     public static func score(cosine: Double) -> Double { min(1, max(0, cosine)) }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// The indexed images most similar to the indexed image at `path` (itself excluded), best first.
     ///
     /// `query` narrows the candidates with a label expression and filters, and gives the page

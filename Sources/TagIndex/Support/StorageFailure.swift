@@ -27,7 +27,7 @@ extension TagIndexError {
     }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Runs `body`, turning SQLite failures about the database file into
     /// ``TagIndexError/storage(path:reason:)``.
     ///

@@ -2,7 +2,7 @@ import ClassifySupport
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Writes classifications and failures in one transaction.
     ///
     /// An entry replaces whatever the index held for its path. Observations
@@ -105,7 +105,7 @@ package struct BatchWriter {
 
     /// Label ids of the observations at or above the floor; unknown identifiers become labels.
     mutating func labelIDs(
-        for observations: [LabelConfidence], taxonomy: inout TaxonomySnapshot, index: TagIndex
+        for observations: [LabelConfidence], taxonomy: inout TaxonomySnapshot, index: SQLiteIndex
     ) throws -> [(labelID: Int64, confidence: Int)] {
         var result: [(Int64, Int)] = []
         var created = false

@@ -2,7 +2,7 @@ import ClassifySupport
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Starts an index run over `roots` with `model`, taking the writer lock.
     ///
     /// Throws ``TagIndexError/anotherRunInProgress(path:)`` ("another index run is
@@ -87,7 +87,7 @@ public final class IndexRun: Sendable {
     /// The model stamp of this run.
     public let model: ModelStamp
 
-    private let index: TagIndex
+    private let index: SQLiteIndex
     private struct State {
         var summary = RunSummary()
         /// 64-bit hashes of every scanned path. A collision can only keep a
@@ -97,7 +97,7 @@ public final class IndexRun: Sendable {
     }
     private let state = Locked(State())
 
-    init(index: TagIndex, roots: [String], model: ModelStamp) {
+    init(index: SQLiteIndex, roots: [String], model: ModelStamp) {
         self.index = index
         self.roots = roots
         self.model = model
@@ -224,7 +224,7 @@ public final class IndexRun: Sendable {
         return resolution
     }
 
-    /// Writes a batch in one transaction (see ``TagIndex/write(batch:)``) and counts it.
+    /// Writes a batch in one transaction (see ``SQLiteIndex/write(batch:)``) and counts it.
     ///
     /// ```swift
     /// try run.write(batch: [.classified(result)])

@@ -2,7 +2,7 @@ import ClassifySupport
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Installs the taxonomy of `model`: labels, names, parents and curves, and the search
     /// vocabulary on top of it (everyday words mapped to labels, or marked as unseeable).
     ///

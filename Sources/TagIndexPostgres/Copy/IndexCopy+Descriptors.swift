@@ -5,8 +5,8 @@ extension IndexCopy {
     /// Copies a SQLite index into the (empty) PostgreSQL database `target`, on a connection of
     /// its own, closed afterwards whatever happens.
     ///
-    /// Usage: `let copied = try await IndexCopy.copy(from: try TagIndex(readingFrom: file), to: descriptor)`
-    public static func copy(from source: TagIndex, to target: PostgresDescriptor, pageSize: Int = defaultPageSize) async throws -> Summary {
+    /// Usage: `let copied = try await IndexCopy.copy(from: try SQLiteIndex(readingFrom: file), to: descriptor)`
+    public static func copy(from source: SQLiteIndex, to target: PostgresDescriptor, pageSize: Int = defaultPageSize) async throws -> Summary {
         try await withSession(target) { try await copy(from: source, to: $0, pageSize: pageSize) }
     }
 

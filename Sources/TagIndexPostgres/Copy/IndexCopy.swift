@@ -70,8 +70,8 @@ public enum IndexCopy {
     /// schema if needed. Throws ``TagIndexError/invalidInput(_:)`` when the target already holds
     /// images or labels (it is never merged into).
     ///
-    /// Usage: `let summary = try await IndexCopy.copy(from: try TagIndex(readingFrom: url), to: session)`
-    package static func copy(from source: TagIndex, to target: PostgresSession, pageSize: Int = defaultPageSize) async throws -> Summary {
+    /// Usage: `let summary = try await IndexCopy.copy(from: try SQLiteIndex(readingFrom: url), to: session)`
+    package static func copy(from source: SQLiteIndex, to target: PostgresSession, pageSize: Int = defaultPageSize) async throws -> Summary {
         guard pageSize >= 1 else { throw TagIndexError.invalidInput("a copy reads at least one row at a time") }
         try await PostgresSchema.migrate(target)
         let existing = try await target.all("SELECT (SELECT COUNT(*) FROM images) + (SELECT COUNT(*) FROM labels)") { try $0.decode(Int64.self) }
@@ -107,7 +107,7 @@ public enum IndexCopy {
     }
 
     /// The next page of `table` after the key `after` (keyset pagination in primary-key order).
-    static func readPage(_ table: Table, after: [DatabaseValue]?, pageSize: Int, _ source: TagIndex) throws -> [[DatabaseValue]] {
+    static func readPage(_ table: Table, after: [DatabaseValue]?, pageSize: Int, _ source: SQLiteIndex) throws -> [[DatabaseValue]] {
         let keys = table.columns.prefix(table.keyCount)
         var sql = "SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name)"
         var arguments = StatementArguments()

@@ -2,40 +2,40 @@ import TagIndex
 import Foundation
 import PostgresNIO
 
-/// Corrections on PostgreSQL, as on SQLite (see `TagIndex+Corrections.swift`): keyed by content,
+/// Corrections on PostgreSQL, as on SQLite (see `SQLiteIndex+Corrections.swift`): keyed by content,
 /// applied to the stored labels in the same transaction that records them, so search, show and
 /// export see the corrected labels; running the same correction again changes nothing more.
 /// Index runs may write at the same time: see ``PostgresBatchWriter/correctionsLock``.
 extension PostgresIndex {
-    /// Adds a label to the images at `paths`, as ``TagIndex/addLabel(_:to:)``.
+    /// Adds a label to the images at `paths`, as ``SQLiteIndex/addLabel(_:to:)``.
     ///
     /// Usage: `let report = try await index.addLabel("grandma", to: ["/photos/a.jpg"])`
     public func addLabel(_ name: String, to paths: [String]) async throws -> CorrectionReport {
         try await correct(name, paths: paths, kind: .added)
     }
 
-    /// Removes a label, and every label below it, from the images at `paths`, as ``TagIndex/removeLabel(_:from:)``.
+    /// Removes a label, and every label below it, from the images at `paths`, as ``SQLiteIndex/removeLabel(_:from:)``.
     ///
     /// Usage: `let report = try await index.removeLabel("dog", from: ["/photos/wolf.jpg"])`
     public func removeLabel(_ name: String, from paths: [String]) async throws -> CorrectionReport {
         try await correct(name, paths: paths, kind: .removed)
     }
 
-    /// Takes back the correction of a label on the images at `paths`, as ``TagIndex/clearCorrection(of:on:)``.
+    /// Takes back the correction of a label on the images at `paths`, as ``SQLiteIndex/clearCorrection(of:on:)``.
     ///
     /// Usage: `let report = try await index.clearCorrection(of: "dog", on: ["/photos/wolf.jpg"])`
     public func clearCorrection(of name: String, on paths: [String]) async throws -> CorrectionReport {
         try await correct(name, paths: paths, kind: nil)
     }
 
-    /// Every stored correction, newest first (then by label), as ``TagIndex/corrections()``.
+    /// Every stored correction, newest first (then by label), as ``SQLiteIndex/corrections()``.
     ///
     /// Usage: `for correction in try await index.corrections() { print(correction.displayName) }`
     public func corrections() async throws -> [LabelCorrection] {
         try await listCorrections(where: "", PostgresBindings())
     }
 
-    /// The corrections of the content of one file (as ``TagIndex/corrections(forPath:)``).
+    /// The corrections of the content of one file (as ``SQLiteIndex/corrections(forPath:)``).
     ///
     /// Usage: `let corrections = try await index.corrections(forPath: path)`
     public func corrections(forPath path: String) async throws -> [LabelCorrection] {

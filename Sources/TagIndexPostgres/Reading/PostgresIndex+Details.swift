@@ -3,7 +3,7 @@ import Foundation
 import PostgresNIO
 
 extension PostgresIndex {
-    /// What the index holds about one file, as ``TagIndex/image(atPath:)`` answers on SQLite; nil
+    /// What the index holds about one file, as ``SQLiteIndex/image(atPath:)`` answers on SQLite; nil
     /// when the path is not indexed. Paths are as stored: absolute, or `NAME:/relative` in a
     /// named library.
     ///
@@ -26,7 +26,7 @@ extension PostgresIndex {
         }.first
     }
 
-    /// The stored labels of one file, most confident first, as ``TagIndex/labels(forPath:)``.
+    /// The stored labels of one file, most confident first, as ``SQLiteIndex/labels(forPath:)``.
     ///
     /// Usage: `for label in try await index.labels(forPath: path) { print(label.identifier) }`
     public func labels(forPath path: String) async throws -> [ImageLabel] {
@@ -36,11 +36,11 @@ extension PostgresIndex {
             "SELECT packed FROM image_labels JOIN images ON images.id = image_id WHERE path = $1", binds
         ) { try $0.decode(ByteBuffer.self) }
         guard let bytes = packed.first else { return [] }
-        return TagIndex.imageLabels(packed: Data(bytes.readableBytesView), taxonomy: try await currentTaxonomy())
+        return SQLiteIndex.imageLabels(packed: Data(bytes.readableBytesView), taxonomy: try await currentTaxonomy())
     }
 
     /// The faces stored for one file, highest confidence first; nil when it is not indexed or
-    /// faces were not looked for (as ``TagIndex/faces(forPath:)``).
+    /// faces were not looked for (as ``SQLiteIndex/faces(forPath:)``).
     ///
     /// Usage: `let faces = try await index.faces(forPath: path) ?? []`
     public func faces(forPath path: String) async throws -> [IndexedFace]? {

@@ -8,10 +8,10 @@ import PostgresNIO
 /// backends find the same groups.
 extension PostgresIndex {
     /// Groups of near-duplicate images, largest first, each with a suggested keeper, as
-    /// ``TagIndex/duplicateGroups(threshold:query:)``.
+    /// ``SQLiteIndex/duplicateGroups(threshold:query:)``.
     ///
     /// Usage: `let groups = try await index.duplicateGroups(threshold: 0.9, query: try Query(parsing: "under:/photos/2024"))`
-    public func duplicateGroups(threshold: Double = TagIndex.defaultDuplicateThreshold, query: Query = Query()) async throws -> [DuplicateGroup] {
+    public func duplicateGroups(threshold: Double = SQLiteIndex.defaultDuplicateThreshold, query: Query = Query()) async throws -> [DuplicateGroup] {
         let matrix = try await printMatrix(query)
         let components = matrix.components(threshold: Float(threshold))
         var binds = PostgresBindings()
@@ -27,12 +27,12 @@ extension PostgresIndex {
     }
 
     /// The near-duplicate group of the indexed image at `path`, found outwards from it a round at
-    /// a time with the same steps as ``TagIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``
+    /// a time with the same steps as ``SQLiteIndex/duplicateGroup(containingPath:threshold:maximumMembers:knownNeighbours:)``
     /// (each round streams the stored prints once); nil when no other image is that close.
     ///
     /// Usage: `if let group = try await index.duplicateGroup(containingPath: "photos:/dog.jpg") { print(group.keeper.path) }`
     public func duplicateGroup(
-        containingPath path: String, threshold: Double = TagIndex.defaultDuplicateThreshold, maximumMembers: Int = 200,
+        containingPath path: String, threshold: Double = SQLiteIndex.defaultDuplicateThreshold, maximumMembers: Int = 200,
         knownNeighbours: [Int64]? = nil
     ) async throws -> DuplicateGroup? {
         var binds = PostgresBindings()
@@ -80,7 +80,7 @@ extension PostgresIndex {
     }
 
     /// Every pair of images (those `query` keeps) scoring at least `minimumScore`, best first, as
-    /// ``TagIndex/similarPairs(minimumScore:query:)``.
+    /// ``SQLiteIndex/similarPairs(minimumScore:query:)``.
     ///
     /// Usage: `let pairs = try await index.similarPairs(minimumScore: 0.7, query: Query())`
     public func similarPairs(minimumScore: Double, query: Query = Query()) async throws -> [SimilarPair] {

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresIndex {
     /// Calls `body` with one ``ExportRecord`` per image, sorted by path (bytewise), as
-    /// ``TagIndex/exportRecords(matching:filter:_:)`` does on SQLite: the same records, read from
+    /// ``SQLiteIndex/exportRecords(matching:filter:_:)`` does on SQLite: the same records, read from
     /// the server in blocks of ``exportBlockSize`` rows, never all at once.
     ///
     /// Without a query every indexed file is exported (a keyset scan over the bytewise path

@@ -3,7 +3,7 @@ import PostgresNIO
 
 extension PostgresIndex {
     /// For every label with at least one image: how many indexed images carry it (itself or a
-    /// label below it), as ``TagIndex/labelImageCounts()``. Read from the counts the writers keep
+    /// label below it), as ``SQLiteIndex/labelImageCounts()``. Read from the counts the writers keep
     /// on the label rows, not by counting observations.
     ///
     /// Usage: `let counts = try await index.labelImageCounts()   // ["dog": 120, ...]`
@@ -17,7 +17,7 @@ extension PostgresIndex {
     }
 
     /// The search vocabulary installed with the taxonomy, sorted by word (empty when none was),
-    /// as ``TagIndex/vocabulary()``.
+    /// as ``SQLiteIndex/vocabulary()``.
     ///
     /// Usage: `let words = try await index.vocabulary()`
     public func vocabulary() async throws -> [VocabularyWord] {
@@ -26,7 +26,7 @@ extension PostgresIndex {
     }
 
     /// What `term` means to `search`, resolved against this database's taxonomy exactly as a
-    /// search resolves it (as ``TagIndex/meaning(of:)``).
+    /// search resolves it (as ``SQLiteIndex/meaning(of:)``).
     ///
     /// Usage: `let meaning = try await index.meaning(of: "beaches")`
     public func meaning(of term: String) async throws -> TermMeaning {

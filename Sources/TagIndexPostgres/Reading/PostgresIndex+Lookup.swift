@@ -2,12 +2,12 @@ import TagIndex
 import Foundation
 import PostgresNIO
 
-/// What a browser of the index reads on PostgreSQL, as ``TagIndex`` answers it on SQLite (see
+/// What a browser of the index reads on PostgreSQL, as ``SQLiteIndex`` answers it on SQLite (see
 /// `Lookup/`): images by id, labels of many images at once, the taxonomy as a catalog and as
 /// completions, and a version for caches. The answers are built by the same code as SQLite's
 /// from the same stored rows.
 extension PostgresIndex {
-    /// The stored path of the image with id `imageID`, or nil (as ``TagIndex/imagePath(forID:)``).
+    /// The stored path of the image with id `imageID`, or nil (as ``SQLiteIndex/imagePath(forID:)``).
     ///
     /// Usage: `if let path = try await index.imagePath(forID: hit.imageID) { print(path) }`
     public func imagePath(forID imageID: Int64) async throws -> String? {
@@ -16,7 +16,7 @@ extension PostgresIndex {
         return try await session.all("SELECT path FROM images WHERE id = $1", binds) { try $0.decode(String.self) }.first
     }
 
-    /// The stored labels of several images in one read (as ``TagIndex/labels(forImageIDs:)``).
+    /// The stored labels of several images in one read (as ``SQLiteIndex/labels(forImageIDs:)``).
     ///
     /// Usage: `let labels = try await index.labels(forImageIDs: page.hits.map(\.imageID))`
     public func labels(forImageIDs imageIDs: [Int64]) async throws -> [Int64: [ImageLabel]] {
@@ -28,12 +28,12 @@ extension PostgresIndex {
         for (id, packed) in try await session.all(
             "SELECT image_id, packed FROM image_labels WHERE image_id = ANY($1::bigint[])", binds, { try $0.decode((Int64, ByteBuffer).self) })
         {
-            labels[id] = TagIndex.imageLabels(packed: Data(packed.readableBytesView), taxonomy: taxonomy)
+            labels[id] = SQLiteIndex.imageLabels(packed: Data(packed.readableBytesView), taxonomy: taxonomy)
         }
         return labels
     }
 
-    /// The stored dominant colors of an image, heaviest first (as ``TagIndex/dominantColors(forPath:)``).
+    /// The stored dominant colors of an image, heaviest first (as ``SQLiteIndex/dominantColors(forPath:)``).
     ///
     /// Usage: `let colors = try await index.dominantColors(forPath: "photos:/a.jpg")`
     public func dominantColors(forPath path: String) async throws -> [IndexedColor] {
@@ -44,14 +44,14 @@ extension PostgresIndex {
         return bytes.withUnsafeReadableBytes(IndexedColor.decode)
     }
 
-    /// Every label of the stored taxonomy with its place and image count (as ``TagIndex/labelCatalog()``).
+    /// Every label of the stored taxonomy with its place and image count (as ``SQLiteIndex/labelCatalog()``).
     ///
     /// Usage: `let roots = try await index.labelCatalog().filter { $0.parents.isEmpty }`
     public func labelCatalog() async throws -> [CatalogLabel] {
         CatalogLabel.catalog(taxonomy: try await currentTaxonomy(), imageCounts: try await imageCountsByLabelID())
     }
 
-    /// Labels and vocabulary words completing `prefix` (as ``TagIndex/labelCompletions(forPrefix:limit:)``).
+    /// Labels and vocabulary words completing `prefix` (as ``SQLiteIndex/labelCompletions(forPrefix:limit:)``).
     ///
     /// Usage: `let completions = try await index.labelCompletions(forPrefix: "retr", limit: 5)`
     public func labelCompletions(forPrefix prefix: String, limit: Int = 8) async throws -> [LabelCompletion] {
@@ -61,7 +61,7 @@ extension PostgresIndex {
     }
 
     /// A value that changes whenever an index run adds, re-classifies or removes a file (as
-    /// ``TagIndex/contentVersion()``).
+    /// ``SQLiteIndex/contentVersion()``).
     ///
     /// Usage: `if try await index.contentVersion() != cachedVersion { recompute() }`
     public func contentVersion() async throws -> IndexContentVersion {

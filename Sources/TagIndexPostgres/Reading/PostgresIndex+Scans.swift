@@ -8,7 +8,7 @@ import PostgresNIO
 /// here with the same kernels and ranking as on SQLite (no pgvector: it is not in Debian's stable
 /// release), so both backends give the same pages.
 extension PostgresIndex {
-    /// Images that look like the indexed file at `path`, as ``TagIndex/similar(toPath:query:minimumScore:)``.
+    /// Images that look like the indexed file at `path`, as ``SQLiteIndex/similar(toPath:query:minimumScore:)``.
     ///
     /// Usage: `let page = try await index.similar(toPath: "photos:/2023/a.jpg")`
     public func similar(toPath path: String, query: Query = Query(), minimumScore: Double = 0) async throws -> SearchPage {
@@ -22,7 +22,7 @@ extension PostgresIndex {
     }
 
     /// Images whose feature prints are closest to `featurePrint` (cosine, 0...1), narrowed by
-    /// `query`'s terms and filters, as ``TagIndex/similar(to:query:minimumScore:excludingPath:)``.
+    /// `query`'s terms and filters, as ``SQLiteIndex/similar(to:query:minimumScore:excludingPath:)``.
     ///
     /// One statement reads every clean block's print sketches and the changed blocks' prints (one
     /// snapshot); a second reads in full the prints whose score interval may reach the page
@@ -95,18 +95,18 @@ extension PostgresIndex {
         return try await page(best, total: total, query)
     }
 
-    /// Images whose dominant colors are near `color`, as ``TagIndex/search(color:query:)``.
+    /// Images whose dominant colors are near `color`, as ``SQLiteIndex/search(color:query:)``.
     ///
     /// Usage: `let page = try await index.search(color: IndexedColor(hex: "1E90FF")!)`
     public func search(color: IndexedColor, query: Query = Query()) async throws -> SearchPage {
         try Self.checkPage(query)
         let target = LabColor(red: color.red, green: color.green, blue: color.blue)
-        let radius = Float(TagIndex.colorMatchRadius)
+        let radius = Float(SQLiteIndex.colorMatchRadius)
         var best = TopScores(capacity: (query.page - 1) * query.limit + query.limit)
         var total = 0
         try await forEachBlock(column: "dominant_colors", candidates: try await candidateIDs(query)) { rows in
             for (id, bytes) in rows {
-                let score = TagIndex.colorScore(Array(bytes.readableBytesView), target: target, radius: radius)
+                let score = SQLiteIndex.colorScore(Array(bytes.readableBytesView), target: target, radius: radius)
                 guard score > 0 else { continue }
                 total += 1
                 best.insert(score: min(1, score), id: id)

@@ -6,7 +6,7 @@ import PostgresNIO
 /// A TagIndex index in PostgreSQL, for searching (``PostgresIndexRun`` writes one, with any
 /// number of indexers at once; `classify-tool copy` fills one from a SQLite index).
 ///
-/// Searches take the same language and give the same pages as ``TagIndex/search(_:)-(Query)``
+/// Searches take the same language and give the same pages as ``SQLiteIndex/search(_:)-(Query)``
 /// on SQLite: terms resolve against the taxonomy stored in the database, the plan runs in
 /// PostgreSQL's dialect (see `PostgresDialect`, `PostgresSearcher`).
 ///
@@ -57,7 +57,7 @@ public final class PostgresIndex: Sendable {
         try await search(Query(parsing: text))
     }
 
-    /// Runs a query; throws as ``TagIndex`` does for unknown labels, bad pages and limits.
+    /// Runs a query; throws as ``SQLiteIndex`` does for unknown labels, bad pages and limits.
     ///
     /// Usage: `var query = try Query(parsing: "dog"); query.facetCount = 10; let page = try await index.search(query)`
     public func search(_ query: Query) async throws -> SearchPage {

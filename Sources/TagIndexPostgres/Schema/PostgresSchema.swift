@@ -236,7 +236,7 @@ package enum PostgresSchema {
     /// Brings the schema up to date; returns the migrations it applied (none when current).
     ///
     /// Throws ``PostgresBackendError/newerSchema(database:unknownMigrations:)`` without changing
-    /// anything when the database was written by a newer TagIndex.
+    /// anything when the database was written by a newer SQLiteIndex.
     ///
     /// Usage: `let applied = try await PostgresSchema.migrate(session)`
     @discardableResult

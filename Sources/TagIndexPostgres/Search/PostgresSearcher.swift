@@ -2,7 +2,7 @@ import TagIndex
 import Foundation
 import PostgresNIO
 
-/// Runs a resolved search (its ``MatchPlan``) on PostgreSQL and returns the page ``TagIndex``
+/// Runs a resolved search (its ``MatchPlan``) on PostgreSQL and returns the page ``SQLiteIndex``
 /// would return for it on SQLite: the same hits in the same order, the same total and the same
 /// facets.
 ///

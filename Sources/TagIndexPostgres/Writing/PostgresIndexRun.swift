@@ -93,7 +93,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     }
 
     /// The model stamp of the taxonomy last installed in the database (as
-    /// ``TagIndex/installedModel()``), nil for a database never indexed into; connecting fails
+    /// ``SQLiteIndex/installedModel()``), nil for a database never indexed into; connecting fails
     /// within 10 s, naming host and port, when the server cannot be reached.
     ///
     /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try await PostgresIndexRun.installedModel(descriptor))`

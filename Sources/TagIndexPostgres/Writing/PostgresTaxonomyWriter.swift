@@ -2,7 +2,7 @@ import TagIndex
 import Foundation
 import PostgresNIO
 
-/// Installs a taxonomy in a PostgreSQL index as ``TagIndex/replaceTaxonomy(_:model:vocabulary:)``
+/// Installs a taxonomy in a PostgreSQL index as ``SQLiteIndex/replaceTaxonomy(_:model:vocabulary:)``
 /// does in SQLite: labels, names, synonyms, parents, curves, the search vocabulary and the model
 /// stamp, skipped whole when the stored fingerprint says nothing changed.
 ///
@@ -18,8 +18,8 @@ enum PostgresTaxonomyWriter {
     static let lock: Int64 = PostgresSchema.migrationLock + 1
 
     static func install(_ labels: [LabelDefinition], model: ModelStamp, vocabulary: [VocabularyWord], _ session: PostgresSession) async throws {
-        let words = try TagIndex.checkedVocabularyJSON(labels, vocabulary: vocabulary)
-        let fingerprint = TagIndex.fingerprint(labels, model: model, vocabulary: words)
+        let words = try SQLiteIndex.checkedVocabularyJSON(labels, vocabulary: vocabulary)
+        let fingerprint = SQLiteIndex.fingerprint(labels, model: model, vocabulary: words)
         if try await storedFingerprint(session) == fingerprint { return }
         try await session.transaction { session in
             var key = PostgresBindings()

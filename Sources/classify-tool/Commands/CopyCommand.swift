@@ -56,7 +56,7 @@ struct CopyCommand: AsyncParsableCommand {
                     Terminal.error("error: no index at \(file.path)")
                     throw ExitCode(ToolExit.failure)
                 }
-                let index = try TagIndex(readingFrom: file)
+                let index = try SQLiteIndex(readingFrom: file)
                 summary = try await IndexCopy.copy(from: index, to: descriptor)
             case (.postgres(let descriptor), .sqlite(let file)):
                 summary = try await IndexCopy.copy(from: descriptor, toNewFile: file)

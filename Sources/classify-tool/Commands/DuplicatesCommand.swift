@@ -20,7 +20,7 @@ struct DuplicatesCommand: AsyncParsableCommand {
             """)
 
     @Option(help: "Similarity score (0..1) at which two images are near-duplicates.")
-    var threshold = TagIndex.defaultDuplicateThreshold
+    var threshold = SQLiteIndex.defaultDuplicateThreshold
     @Option(help: "Only images matching this search (labels and filters).") var query: String?
     @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
     @Flag(help: "List every pair at or above the threshold (score, path, path) instead of groups.") var pairs = false
@@ -58,7 +58,7 @@ struct DuplicatesCommand: AsyncParsableCommand {
         case .paths:
             for pair in found { Terminal.out(String(format: "%.4f\t", pair.score) + pair.first + "\t" + pair.second) }
         case .json:
-            try printJSON(found.map { ["score": ($0.score * 1e4).rounded() / 1e4, "first": $0.first, "second": $0.second] })
+            try Terminal.json(JSONOutput.encode(found.map(SimilarPairOutput.init)))
         }
         Terminal.note("\(found.count) pair\(found.count == 1 ? "" : "s") at or above \(threshold)")
     }
@@ -75,22 +75,9 @@ struct DuplicatesCommand: AsyncParsableCommand {
                 }
             }
         case .json:
-            try printJSON(groups.map { group in
-                [
-                    "keeper": group.keeper.path,
-                    "members": group.members.map { member -> [String: Any] in
-                        var object: [String: Any] = ["path": member.path, "score": (member.score * 1e4).rounded() / 1e4, "size": member.size]
-                        if let width = member.width, let height = member.height { object["width"] = width; object["height"] = height }
-                        return object
-                    },
-                ] as [String: Any]
-            })
+            try Terminal.json(JSONOutput.encode(groups.map { DuplicateGroupOutput($0) }))
         }
         let images = groups.reduce(0) { $0 + $1.members.count }
         Terminal.note("\(groups.count) group\(groups.count == 1 ? "" : "s") of near-duplicates (\(images) images, \(images - groups.count) could go) at threshold \(threshold)")
-    }
-
-    private func printJSON(_ value: Any) throws {
-        try Terminal.json(JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 }

@@ -90,17 +90,16 @@ struct IndexCommand: AsyncParsableCommand {
 
     func run() async throws {
         verbosity.apply()
-        if let descriptor = database.postgres {
-            try await runShared(descriptor)
-            return
-        }
-        guard self.roots.isEmpty else {
-            Terminal.error("error: --root names the folders of a shared PostgreSQL index (--db postgres://...); for a SQLite index give the folders")
+        let libraryRoots: [LibraryRoot]
+        do {
+            libraryRoots = try folders.map { try LibraryRoot(name: nil, localPath: $0) } + roots.map { try LibraryRoot(parsing: $0) }
+            try LibraryIndexer.check(libraryRoots, for: database.indexLocation)
+        } catch {
+            Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
-        let roots = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        for (root, given) in zip(roots, folders) where !RawPath.exists(root) {
-            Terminal.error("error: \(given) does not exist")
+        for (root, given) in zip(libraryRoots, folders + roots) where !RawPath.exists(root.localPath.isEmpty ? "/" : root.localPath) {
+            Terminal.error("error: \(root.name == nil ? given : root.localPath) does not exist")
             throw ExitCode(ToolExit.failure)
         }
         let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
@@ -111,70 +110,43 @@ struct IndexCommand: AsyncParsableCommand {
         let (interruption, interrupts) = takeInterrupts(display)
         defer { interrupts.stop() }
 
-        let index = try database.open(create: true)
-        if database.given == nil { Terminal.note("index: \(database.location.path)") }
+        let indexer: LibraryIndexer
+        let facesWanted: Bool
+        do {
+            indexer = try LibraryIndexer(location: database.indexLocation, opener: .standard)
+            // Also the first look at a server: one that cannot be reached fails here within 10 s.
+            let installed = try await indexer.installedModel()
+            facesWanted = faces ?? IndexVocabulary.hasFaces(stamp: installed)
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+        if database.given == nil { Terminal.note("index: \(database.displayLocation)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let faceDetector = try Self.faceDetector(if: try faces ?? IndexVocabulary.hasFaces(stamp: index.installedModel()))
-        let indexer = FolderIndexer(index: index, classifier: classifier, faceDetector: faceDetector)
-        var options = FolderIndexer.Options(roots: roots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
+        let faceDetector = try Self.faceDetector(if: facesWanted)
+        var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.batchSize = batchSize
+        options.claimSize = claimSize
+        options.sharedSettings.lease = .milliseconds(Int64(leaseSeconds * 1000))
         if Terminal.verbose {
             options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
         }
 
         // For the status line's total and ETA only: count the image files beside the run.
+        let folders = libraryRoots.map { $0.localPath.isEmpty ? "/" : $0.localPath }
         let counting = Task.detached(priority: .utility) { [includeHidden, exclude] in
             guard showsProgress else { return }
             var count = 0
-            for _ in ImageFileWalker(paths: roots, includeHidden: includeHidden, excludes: exclude) {
+            for _ in ImageFileWalker(paths: folders, includeHidden: includeHidden, excludes: exclude) {
                 count += 1
                 if count % 1024 == 0 && Task.isCancelled { return }
             }
             display.setFilesInFolders(count)
         }
         defer { counting.cancel() }
-        try await finish(Task { try await indexer.run(options) { display.update($0) } }, interruption, display)
-    }
-
-    /// The run on a shared PostgreSQL index, side by side with any other indexers.
-    private func runShared(_ descriptor: PostgresDescriptor) async throws {
-        var libraryRoots: [LibraryRoot] = []
-        do {
-            libraryRoots = try folders.map { try LibraryRoot(name: nil, localPath: $0) } + roots.map { try LibraryRoot(parsing: $0) }
-        } catch {
-            Terminal.error("error: \(error)")
-            throw ExitCode(ToolExit.failure)
-        }
-        for root in libraryRoots where !RawPath.exists(root.localPath.isEmpty ? "/" : root.localPath) {
-            Terminal.error("error: \(root.localPath) does not exist")
-            throw ExitCode(ToolExit.failure)
-        }
-        let showsProgress = Terminal.stderrIsTerminal && !Terminal.quiet
-        let display = ProgressDisplay(enabled: showsProgress)
-        let (interruption, interrupts) = takeInterrupts(display)
-        defer { interrupts.stop() }
-
-        let facesWanted: Bool
-        let shared: any SharedIndex
-        do {
-            shared = try IndexOpener.standard.sharedIndex(at: .postgres(descriptor))
-            // Also the first look at the server: one that cannot be reached fails here within 10 s.
-            let installed = try await shared.installedModel()
-            facesWanted = faces ?? IndexVocabulary.hasFaces(stamp: installed)
-        } catch {
-            Terminal.error("error: \(error)")
-            throw ExitCode(ToolExit.failure)
-        }
-        let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let faceDetector = try Self.faceDetector(if: facesWanted)
-        let indexer = SharedFolderIndexer(database: shared, classifier: classifier, faceDetector: faceDetector)
-        var options = SharedFolderIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
-        options.claimSize = claimSize
-        options.settings.lease = .milliseconds(Int64(leaseSeconds * 1000))
-        if Terminal.verbose {
-            options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
-        }
-        try await finish(Task { try await indexer.run(options) { display.update($0) } }, interruption, display)
+        try await finish(
+            Task { try await indexer.run(options, classifier: classifier, faceDetector: faceDetector) { display.update($0) } },
+            interruption, display)
     }
 
     /// The shared face detector when faces are wanted; a detector that does not load ends the run.
@@ -239,7 +211,7 @@ struct IndexCommand: AsyncParsableCommand {
             Terminal.out("failed (\(shown)):")
             for failure in report.failures { Terminal.out("  \(failure.path): \(failure.stage): \(failure.reason)") }
             // The location as shown never carries a password.
-            Terminal.out("list all: classify-tool search --failed\(database.given.map { " --db \(database.postgres?.description ?? $0)" } ?? "")")
+            Terminal.out("list all: classify-tool search --failed\(database.given == nil ? "" : " --db \(database.displayLocation)")")
         }
         if report.interrupted { Terminal.out("run the same command again to continue") }
     }

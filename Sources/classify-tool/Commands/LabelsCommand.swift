@@ -82,14 +82,13 @@ struct LabelsCommand: AsyncParsableCommand {
             }.map(\.element)
         }
         if format == .json {
-            let objects = labels.map { label -> [String: Any] in
-                var object: [String: Any] = ["identifier": label.identifier, "displayName": label.displayName, "parents": label.parents,
-                                             "synonyms": label.synonyms, "classes": taxonomy.classIndices(below: label.index).count]
-                if let wnid = label.wordNetID { object["wnid"] = wnid }
-                if let counts { object["images"] = counts[label.identifier, default: 0] }
-                return object
+            let objects = labels.map { label in
+                LabelOutput(
+                    identifier: label.identifier, displayName: label.displayName, parents: label.parents, synonyms: label.synonyms,
+                    classes: taxonomy.classIndices(below: label.index).count, images: counts.map { $0[label.identifier, default: 0] },
+                    wnid: label.wordNetID)
             }
-            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys]), as: UTF8.self))
+            try Terminal.json(JSONOutput.encode(objects))
             return
         }
         for label in labels {
@@ -116,7 +115,7 @@ struct LabelsCommand: AsyncParsableCommand {
             source = nil
         }
         if source == nil {
-            let scratch = try TagIndex.inMemory()
+            let scratch = try SQLiteIndex.inMemory()
             try IndexVocabulary(model: model).install(into: scratch)
             source = scratch
         }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Classify
 import Foundation
 import TagIndex
-import TagIndexPostgres
 
 /// `classify-tool search QUERY`: find indexed images by label.
 ///
@@ -78,54 +77,32 @@ struct SearchCommand: AsyncParsableCommand {
         let text = query.joined(separator: " ")
         var parsed = try Query(commandLine: text)
         try apply(to: &parsed)
-        if let descriptor = database.postgres {
-            try await runOnPostgreSQL(descriptor, parsed, text: text)
-            return
-        }
-        let index = try database.open(create: false)
-        if filter == nil { try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: false) }
+        let index = try await database.openBackend()
+        defer { Task { await index.close() } }
         let result: SearchPage
+        var labels: [Int64: [ImageLabel]] = [:]
         do {
+            if filter == nil { parsed.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false) }
             if let color {
                 guard let target = IndexedColor(hex: color) else { throw ValidationError("--color takes a hex color like 012ACF, not '\(color)'") }
-                result = try index.search(color: target, query: parsed)
+                result = try await index.search(color: target, query: parsed)
             } else {
-                result = try index.search(parsed)
+                result = try await index.search(parsed)
             }
+            if format == .json { labels = try await index.labels(forImageIDs: result.hits.map(\.imageID)) }
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
         switch format {
-        case .paths:
-            printPaths(result)
-        case .json:
-            var labels: [String: [ImageLabel]] = [:]
-            for hit in result.hits { labels[hit.path] = try index.labels(forPath: hit.path) }
-            try printJSON(result, text: text, labels: labels)
+        case .paths: printPaths(result)
+        case .json: try printJSON(result, text: text, labels: labels)
         }
     }
 
     /// The page as one JSON object, each hit with its ten most confident labels.
-    private func printJSON(_ result: SearchPage, text: String, labels: [String: [ImageLabel]]) throws {
-        let hits = result.hits.map { hit -> [String: Any] in
-            var object: [String: Any] = [
-                "path": hit.path, "score": (hit.score * 1e4).rounded() / 1e4, "size": hit.size,
-                "modified": ISO8601DateFormatter().string(from: hit.modificationTime),
-            ]
-            if let width = hit.width, let height = hit.height { object["width"] = width; object["height"] = height }
-            if let stage = hit.failureStage { object["error"] = ["stage": stage, "reason": hit.failureReason ?? ""] }
-            object["labels"] = (labels[hit.path] ?? []).prefix(10).map { label -> [String: Any] in
-                ["identifier": label.identifier, "confidence": ((label.confidence ?? label.subtreeConfidence) * 1e4).rounded() / 1e4]
-            }
-            return object
-        }
-        let object: [String: Any] = [
-            "query": text, "total": result.totalCount, "page": result.page, "pageCount": result.pageCount, "limit": result.limit,
-            "results": hits,
-            "facets": result.facets.map { ["identifier": $0.identifier, "displayName": $0.displayName, "count": $0.count] },
-        ]
-        try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+    private func printJSON(_ result: SearchPage, text: String, labels: [Int64: [ImageLabel]]) throws {
+        try Terminal.json(JSONOutput.encode(SearchOutput(page: result, query: text, labels: labels)))
     }
 
     /// One path per line (with the failure for --failed), the count and facets on stderr.
@@ -137,34 +114,6 @@ struct SearchCommand: AsyncParsableCommand {
         Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
         if !result.facets.isEmpty {
             Terminal.note("labels in these results: " + result.facets.map { "\($0.identifier) (\($0.count))" }.joined(separator: ", "))
-        }
-    }
-
-    /// The search on a PostgreSQL index: the same pages, colors and JSON as on SQLite.
-    private func runOnPostgreSQL(_ descriptor: PostgresDescriptor, _ query: Query, text: String) async throws {
-        var query = query
-        let result: SearchPage
-        var labels: [String: [ImageLabel]] = [:]
-        do {
-            let index = try await PostgresIndex.open(descriptor)
-            defer { Task { await index.close() } }
-            if filter == nil { query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false) }
-            if let color {
-                guard let target = IndexedColor(hex: color) else { throw ValidationError("--color takes a hex color like 012ACF, not '\(color)'") }
-                result = try await index.search(color: target, query: query)
-            } else {
-                result = try await index.search(query)
-            }
-            if format == .json {
-                for hit in result.hits { labels[hit.path] = try await index.labels(forPath: hit.path) }
-            }
-        } catch {
-            Terminal.error("error: \(error)")
-            throw ExitCode(ToolExit.failure)
-        }
-        switch format {
-        case .paths: printPaths(result)
-        case .json: try printJSON(result, text: text, labels: labels)
         }
     }
 
@@ -205,25 +154,17 @@ struct SearchCommand: AsyncParsableCommand {
         if failed { query.filters.status = .failed }
     }
 
+    /// A date option's value (see ``FilterValue/date(_:timeZone:)``: a bare date is local midnight).
     static func day(_ text: String, option: String) throws -> Date {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = .current
-        formatter.dateFormat = "yyyy-MM-dd"
-        guard let date = formatter.date(from: text) else { throw ValidationError("\(option) takes a day as yyyy-mm-dd, not '\(text)'") }
+        guard let date = FilterValue.date(text) else {
+            throw ValidationError("\(option) takes a date like 2024-01-31 (local midnight) or 2024-01-31T12:00:00Z, not '\(text)'")
+        }
         return date
     }
 
+    /// A size option's value (see ``FilterValue/bytes(_:)``).
     static func bytes(_ text: String, option: String) throws -> Int64 {
-        let upper = text.uppercased().replacingOccurrences(of: " ", with: "")
-        let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
-        for (suffix, scale) in units where upper.hasSuffix(suffix) {
-            // Below 2^62 bytes, so the conversion to Int64 cannot trap.
-            if let value = Double(upper.dropLast(suffix.count)), value >= 0, value * Double(scale) < 0x1p62 {
-                return Int64(value * Double(scale))
-            }
-        }
-        if let value = Int64(upper), value >= 0 { return value }
-        throw ValidationError("\(option) takes a size like 500KB, 2MB or 1GB, not '\(text)'")
+        guard let bytes = FilterValue.bytes(text) else { throw ValidationError("\(option) takes a size like 500KB, 2MB or 1GB, not '\(text)'") }
+        return bytes
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import TagIndex
-import TagIndexPostgres
 
 /// `classify-tool show PATH`: what the index knows about one image.
 ///
@@ -29,34 +28,24 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         verbosity.apply()
-        if let descriptor = database.postgres {
-            // A named library's path (photos:/2024/a.jpg) is kept as written.
-            let stored = LibraryRoot.isLibraryPath(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
-            let details: (IndexedImage?, [ImageLabel], [IndexedFace]?, [LabelCorrection])
-            do {
-                let index = try await PostgresIndex.open(descriptor)
-                defer { Task { await index.close() } }
-                details = (
-                    try await index.image(atPath: stored), try await index.labels(forPath: stored), try await index.faces(forPath: stored),
-                    try await index.corrections(forPath: stored))
-            } catch {
-                Terminal.error("error: \(error)")
-                throw ExitCode(ToolExit.failure)
-            }
-            guard let image = details.0 else {
-                Terminal.error("error: \(stored) is not in the index; index its folder with: classify-tool index FOLDER")
-                throw ExitCode(ToolExit.failure)
-            }
-            try render(image, labels: details.1, faces: details.2, corrections: details.3)
-            return
-        }
-        let index = try database.open(create: false)
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard let image = try index.image(atPath: absolute) else {
-            Terminal.error("error: \(absolute) is not in the index; index its folder with: classify-tool index FOLDER")
+        // A named library's path (photos:/2024/a.jpg) is kept as written.
+        let stored = LibraryRoot.isLibraryPath(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+        let index = try await database.openBackend()
+        defer { Task { await index.close() } }
+        let details: (IndexedImage?, [ImageLabel], [IndexedFace]?, [LabelCorrection])
+        do {
+            details = (
+                try await index.image(atPath: stored), try await index.labels(forPath: stored), try await index.faces(forPath: stored),
+                try await index.corrections(forPath: stored))
+        } catch {
+            Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
-        try render(image, labels: try index.labels(forPath: absolute), faces: try index.faces(forPath: absolute), corrections: try index.corrections(forPath: absolute))
+        guard let image = details.0 else {
+            Terminal.error("error: \(stored) is not in the index; index its folder with: classify-tool index FOLDER")
+            throw ExitCode(ToolExit.failure)
+        }
+        try render(image, labels: details.1, faces: details.2, corrections: details.3)
     }
 
     /// The details of one image, as a table or JSON (the same from either backend).
@@ -65,29 +54,7 @@ struct ShowCommand: AsyncParsableCommand {
         let removed = corrections.filter { $0.kind == .removed }
         let stamp = ISO8601DateFormatter()
         if format == .json {
-            var object: [String: Any] = [
-                "path": image.path, "size": image.size, "modified": stamp.string(from: image.modificationTime),
-                "indexed": stamp.string(from: image.indexedAt), "hasFeaturePrint": image.hasFeaturePrint,
-                "labels": labels.prefix(top).map { label -> [String: Any] in
-                    var entry: [String: Any] = ["identifier": label.identifier, "confidence": ((label.confidence ?? label.subtreeConfidence) * 1e4).rounded() / 1e4]
-                    if added[label.identifier] != nil, label.confidence == 1 { entry["corrected"] = "added" }
-                    return entry
-                },
-            ]
-            if !corrections.isEmpty {
-                object["corrections"] = corrections.map { ["identifier": $0.identifier, "kind": $0.kind.rawValue, "userLabel": $0.isUserLabel] }
-            }
-            if let faces {
-                object["faces"] = faces.map { face -> [String: Any] in
-                    ["x": (face.x * 10).rounded() / 10, "y": (face.y * 10).rounded() / 10, "width": (face.width * 10).rounded() / 10,
-                     "height": (face.height * 10).rounded() / 10, "confidence": (face.confidence * 1e4).rounded() / 1e4]
-                }
-            }
-            if let hash = image.contentHash { object["contentHash"] = hash }
-            if let width = image.width, let height = image.height { object["width"] = width; object["height"] = height }
-            if let model = image.model { object["model"] = model.description }
-            if let stage = image.failureStage { object["error"] = ["stage": stage, "reason": image.failureReason ?? ""] }
-            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            try Terminal.json(JSONOutput.encode(ImageOutput(image: image, labels: labels, top: top, corrections: corrections, faces: faces)))
             return
         }
         Terminal.out(image.path)

@@ -2,7 +2,6 @@ import ArgumentParser
 import Classify
 import Foundation
 import TagIndex
-import TagIndexPostgres
 
 /// `classify-tool similar PATH` / `similar --image FILE`: the indexed images that look most alike.
 struct SimilarCommand: AsyncParsableCommand {
@@ -48,50 +47,25 @@ struct SimilarCommand: AsyncParsableCommand {
         parsed.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
         parsed.limit = limit
         parsed.page = page
+        let index = try await database.openBackend()
+        defer { Task { await index.close() } }
         let result: SearchPage
-        if let descriptor = database.postgres {
-            result = try await similarOnPostgreSQL(descriptor, parsed)
-        } else {
-            result = try similarOnSQLite(parsed)
-        }
-        try printPage(result)
-    }
-
-    /// The prints stream from the server in blocks; the ranking is the same as SQLite's.
-    private func similarOnPostgreSQL(_ descriptor: PostgresDescriptor, _ query: Query) async throws -> SearchPage {
-        var query = query
         do {
-            let index = try await PostgresIndex.open(descriptor)
-            defer { Task { await index.close() } }
-            query.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: true)
+            parsed.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: true)
             if let path {
                 // A named library's path (photos:/2024/a.jpg) is kept as written.
                 let stored = LibraryRoot.isLibraryPath(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
-                return try await index.similar(toPath: stored, query: query, minimumScore: minScore)
+                result = try await index.similar(toPath: stored, query: parsed, minimumScore: minScore)
+            } else {
+                result = try await index.similar(to: try classifyImage(), query: parsed, minimumScore: minScore, excludingPath: nil)
             }
-            return try await index.similar(to: try classifyImage(), query: query, minimumScore: minScore)
         } catch let error as ExitCode {
             throw error
         } catch {
             Terminal.error("error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.failure)
         }
-    }
-
-    private func similarOnSQLite(_ query: Query) throws -> SearchPage {
-        var parsed = query
-        let index = try database.open(create: false)
-        try parsed.applyDefaultCalibration(from: index, onlyWithLabelTerms: true)
-        do {
-            if let path {
-                return try index.similar(
-                    toPath: URL(fileURLWithPath: path).standardizedFileURL.path, query: parsed, minimumScore: minScore)
-            }
-            return try index.similar(to: try classifyImage(), query: parsed, minimumScore: minScore)
-        } catch let error as TagIndexError {
-            Terminal.error("error: \(error)")
-            throw ExitCode(1)
-        }
+        try printPage(result)
     }
 
     /// The feature print of `--image`, classified now.
@@ -109,15 +83,7 @@ struct SimilarCommand: AsyncParsableCommand {
             for hit in result.hits { Terminal.out(String(format: "%.4f\t", hit.score) + hit.path) }
             Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
         case .json:
-            let object: [String: Any] = [
-                "total": result.totalCount, "page": result.page, "pageCount": result.pageCount, "limit": result.limit,
-                "results": result.hits.map { hit -> [String: Any] in
-                    var object: [String: Any] = ["path": hit.path, "score": (hit.score * 1e4).rounded() / 1e4, "size": hit.size]
-                    if let width = hit.width, let height = hit.height { object["width"] = width; object["height"] = height }
-                    return object
-                },
-            ]
-            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            try Terminal.json(JSONOutput.encode(SimilarOutput(page: result)))
         }
     }
 }

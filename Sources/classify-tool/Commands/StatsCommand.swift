@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import TagIndex
-import TagIndexPostgres
 
 /// `classify-tool stats`: what the index holds.
 ///
@@ -26,52 +25,29 @@ struct StatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         verbosity.apply()
-        let statistics: IndexStatistics, models: [ModelUsage], location: String, bytes: Int64, labelsInUse: Int
-        if let descriptor = database.postgres {
-            do {
-                let index = try await PostgresIndex.open(descriptor)
-                defer { Task { await index.close() } }
-                statistics = try await index.statistics()
-                models = try await index.modelUsage()
-                bytes = try await index.databaseBytes()
-                labelsInUse = try await index.labelsInUseCount()
-                location = descriptor.description
-            } catch {
-                Terminal.error("error: \(error)")
-                throw ExitCode(ToolExit.failure)
-            }
-        } else {
-            let index = try database.open(create: false)
-            statistics = try index.statistics()
-            models = try index.modelUsage()
-            location = database.location.path
-            var fileBytes: Int64 = 0
-            for suffix in ["", "-wal", "-shm"] {
-                fileBytes += ((try? FileManager.default.attributesOfItem(atPath: location + suffix))?[.size] as? NSNumber)?.int64Value ?? 0
-            }
-            bytes = fileBytes
-            labelsInUse = try index.labelImageCounts().count
+        let location = database.displayLocation
+        let index = try await database.openBackend()
+        defer { Task { await index.close() } }
+        let stats: StatsOutput
+        do {
+            stats = try await StatsOutput(index: index, location: location)
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
         }
         if json {
-            let object: [String: Any] = [
-                "database": location, "databaseBytes": bytes, "images": statistics.imageCount, "failed": statistics.failedCount,
-                "labels": statistics.labelCount, "labelsInUse": labelsInUse, "observations": statistics.observationCount,
-                "models": models.map { ["model": $0.model.description, "images": $0.imageCount] },
-                "faces": ["imagesScanned": statistics.faceScannedCount, "imagesWithFaces": statistics.imagesWithFacesCount,
-                          "faces": statistics.faceCount],
-            ]
-            try Terminal.json(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            try Terminal.json(JSONOutput.encode(stats))
             return
         }
-        Terminal.out("database      \(location) (\(ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)))")
-        Terminal.out("images        \(statistics.imageCount) classified, \(statistics.failedCount) failed")
-        Terminal.out("labels        \(statistics.labelCount) in the taxonomy, \(labelsInUse) seen in images")
-        Terminal.out("observations  \(statistics.observationCount)")
-        if statistics.faceScannedCount > 0 {
-            Terminal.out("faces         \(statistics.faceCount) in \(statistics.imagesWithFacesCount) images (\(statistics.faceScannedCount) looked at)")
+        Terminal.out("database      \(location) (\(ByteCountFormatter.string(fromByteCount: stats.databaseBytes, countStyle: .file)))")
+        Terminal.out("images        \(stats.images) classified, \(stats.failed) failed")
+        Terminal.out("labels        \(stats.labels) in the taxonomy, \(stats.labelsInUse) seen in images")
+        Terminal.out("observations  \(stats.observations)")
+        if stats.faces.imagesScanned > 0 {
+            Terminal.out("faces         \(stats.faces.faces) in \(stats.faces.imagesWithFaces) images (\(stats.faces.imagesScanned) looked at)")
         } else {
             Terminal.out("faces         not looked for in any image")
         }
-        for usage in models { Terminal.out("model         \(usage.model) (\(usage.imageCount) files)") }
+        for usage in stats.models { Terminal.out("model         \(usage.model) (\(usage.images) files)") }
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import TagIndex
-import TagIndexPostgres
 
 /// `classify-tool tag add|remove|clear PATH... LABEL`, `tag list`: corrections that survive re-indexing.
 ///
@@ -73,31 +72,20 @@ struct TagCommand: AsyncParsableCommand {
 
         func run() async throws {
             verbosity.apply()
+            let index = try await database.openBackend()
+            defer { Task { await index.close() } }
             let corrections: [LabelCorrection]
-            if let descriptor = database.postgres {
-                do {
-                    let index = try await PostgresIndex.open(descriptor)
-                    defer { Task { await index.close() } }
-                    corrections = try await index.corrections()
-                } catch {
-                    Terminal.error("error: \(error)")
-                    throw ExitCode(ToolExit.failure)
-                }
-            } else {
-                corrections = try database.open(create: false).corrections()
+            do {
+                corrections = try await index.corrections()
+            } catch {
+                Terminal.error("error: \(error)")
+                throw ExitCode(ToolExit.failure)
             }
-            let stamp = Date.ISO8601FormatStyle()
             if format == .json {
-                let objects = corrections.map { correction -> [String: Any] in
-                    [
-                        "identifier": correction.identifier, "name": correction.displayName, "kind": correction.kind.rawValue,
-                        "userLabel": correction.isUserLabel, "contentHash": correction.contentHash,
-                        "date": stamp.format(correction.date), "paths": correction.paths,
-                    ]
-                }
-                try Terminal.json(JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]))
+                try Terminal.json(JSONOutput.encode(corrections.map(CorrectionOutput.init)))
                 return
             }
+            let stamp = Date.ISO8601FormatStyle()
             for correction in corrections {
                 let label = correction.displayName + (correction.isUserLabel ? " (your label)" : "")
                 let paths = correction.paths.isEmpty ? "(no indexed file has this content now)" : correction.paths.joined(separator: ", ")
@@ -129,23 +117,14 @@ struct CorrectionTarget: ParsableArguments {
         let paths = items.dropLast().map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let report: CorrectionReport
         do {
-            if let descriptor = database.postgres {
-                // A named library's path (photos:/2024/a.jpg) is kept as written.
-                let paths = zip(items.dropLast(), paths).map { LibraryRoot.isLibraryPath($0) ? $0 : $1 }
-                let index = try await PostgresIndex.open(descriptor)
-                defer { Task { await index.close() } }
-                switch action {
-                case .add: report = try await index.addLabel(label, to: paths)
-                case .remove: report = try await index.removeLabel(label, from: paths)
-                case .clear: report = try await index.clearCorrection(of: label, on: paths)
-                }
-            } else {
-                let index = try database.open(create: false)
-                switch action {
-                case .add: report = try index.addLabel(label, to: paths)
-                case .remove: report = try index.removeLabel(label, from: paths)
-                case .clear: report = try index.clearCorrection(of: label, on: paths)
-                }
+            // A named library's path (photos:/2024/a.jpg) is kept as written.
+            let paths = zip(items.dropLast(), paths).map { LibraryRoot.isLibraryPath($0) ? $0 : $1 }
+            let index = try await database.openBackend()
+            defer { Task { await index.close() } }
+            switch action {
+            case .add: report = try await index.addLabel(label, to: paths)
+            case .remove: report = try await index.removeLabel(label, from: paths)
+            case .clear: report = try await index.clearCorrection(of: label, on: paths)
             }
         } catch let exit as ExitCode {
             throw exit

@@ -37,54 +37,30 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 
-    /// The PostgreSQL database, when the location names one.
-    var postgres: PostgresDescriptor? {
-        if case .postgres(let descriptor) = indexLocation { return descriptor }
-        return nil
-    }
-
-    /// Fails, saying so, for a PostgreSQL location where a SQLite file is needed (every command
-    /// opens PostgreSQL through ``openBackend()`` first; this guards the SQLite-only steps).
-    func requireSQLite() throws {
-        guard let postgres else { return }
-        Terminal.error("error: this step reads a SQLite index file, and \(postgres) is a PostgreSQL database")
-        throw ExitCode(ToolExit.failure)
-    }
-
     /// The parsed location (after `validate()`).
     var indexLocation: IndexLocation {
         guard let given else { return .sqlite(Self.defaultLocation) }
         return (try? IndexLocation(parsing: given)) ?? .sqlite(URL(fileURLWithPath: given))
     }
 
-    /// The SQLite file of the index (call `requireSQLite()` first where a PostgreSQL location is possible).
+    /// The index file when no `--db` is given (the default), or the SQLite file given.
     var location: URL { indexLocation.fileURL ?? Self.defaultLocation }
 
     /// Where the index is, as messages name it (a URL never shows its password).
-    var displayLocation: String { postgres?.description ?? location.path }
+    var displayLocation: String { indexLocation.description }
 
-    /// Opens an existing index on either backend; a failure is reported and exits.
+    /// Opens the existing index wherever it is, through one call whatever the database; a
+    /// failure (no index file, a server that cannot be reached) is reported and exits.
     func openBackend() async throws -> any IndexBackend {
-        guard let postgres else { return try open(create: false) }
+        if let file = indexLocation.fileURL, !FileManager.default.fileExists(atPath: file.path) {
+            Terminal.error("error: no index at \(file.path); build one with: classify-tool index FOLDER\(given == nil ? "" : " --db \(file.path)")")
+            throw ExitCode(ToolExit.failure)
+        }
         do {
-            return try await PostgresIndex.open(postgres)
+            return try await IndexOpener.standard.open(indexLocation)
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
-    }
-
-    /// Opens (and creates, when `create`) the index.
-    func open(create: Bool) throws -> TagIndex {
-        try requireSQLite()
-        let url = location
-        if !FileManager.default.fileExists(atPath: url.path) {
-            guard create else {
-                Terminal.error("error: no index at \(url.path); build one with: classify-tool index FOLDER\(given == nil ? "" : " --db \(url.path)")")
-                throw ExitCode(ToolExit.failure)
-            }
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        }
-        return try TagIndex(url: url)
     }
 }

@@ -30,7 +30,7 @@ import Testing
             IndexedFace(x: 12.34, y: 5, width: 40, height: 48.06, confidence: 0.96),
             IndexedFace(x: 300, y: 20.5, width: 64, height: 70, confidence: 0.99871),
         ]
-        try fixture.classify("pair.jpg", [("grass", 0.5), (TagIndex.faceLabel, 0.99871)], faces: faces)
+        try fixture.classify("pair.jpg", [("grass", 0.5), (SQLiteIndex.faceLabel, 0.99871)], faces: faces)
         try fixture.classify("lawn.jpg", [("grass", 0.6)], faces: [])
         let records = try fixture.records()
         #expect(records.map(\.path) == [fixture.path("lawn.jpg"), fixture.path("pair.jpg")])
@@ -39,7 +39,7 @@ import Testing
         #expect(RecordFormat.csv.line(for: lawn).hasSuffix(",0"))
         #expect(RecordFormat.csv.line(for: pair).hasSuffix(",2"))
         // The face label passes the high-precision filter without a curve: a stored face is the detector's decision.
-        #expect(pair.labels.map(\.identifier) == [TagIndex.faceLabel, "grass"])
+        #expect(pair.labels.map(\.identifier) == [SQLiteIndex.faceLabel, "grass"])
         #expect(pair.labels.first?.hierarchy == [["person", "face"]])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(RecordFormat.jsonl.line(for: pair).utf8)) as? [String: Any])
         #expect(json["faceCount"] as? Int == 2)

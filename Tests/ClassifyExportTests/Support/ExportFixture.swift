@@ -5,7 +5,7 @@ import TagIndex
 /// images under `root` (the image files themselves are not needed to write sidecars).
 final class ExportFixture: @unchecked Sendable {
     let root: URL
-    let index: TagIndex
+    let index: SQLiteIndex
 
     static let model = ModelStamp(name: "lite0", version: "1")
 
@@ -13,7 +13,7 @@ final class ExportFixture: @unchecked Sendable {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("classify-export-\(UUID().uuidString)")
             .resolvingSymlinksInPath()
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        index = try TagIndex(url: root.appendingPathComponent("index.sqlite"))
+        index = try SQLiteIndex(url: root.appendingPathComponent("index.sqlite"))
         let curve = [CurvePoint(threshold: 0.3, precision: 0.95, recall: 0.9)]
         try index.replaceTaxonomy([
             LabelDefinition(identifier: "animal", displayName: "animal"),
@@ -22,7 +22,7 @@ final class ExportFixture: @unchecked Sendable {
             LabelDefinition(identifier: "outdoor", displayName: "outdoor"),
             LabelDefinition(identifier: "grass", displayName: "grass", parents: ["outdoor"], curve: curve),
             LabelDefinition(identifier: "person", displayName: "person"),
-            LabelDefinition(identifier: TagIndex.faceLabel, displayName: "face", parents: ["person"]),
+            LabelDefinition(identifier: SQLiteIndex.faceLabel, displayName: "face", parents: ["person"]),
         ], model: Self.model)
     }
 

@@ -56,7 +56,7 @@ import Testing
         let photos = root.appending(path: "photos")
         let richLibrary = try Self.makeLibrary(in: photos)
         let database = root.appending(path: "index.sqlite")
-        let report = try await FolderIndexer(index: try TagIndex(url: database), classifier: try ImageClassifier())
+        let report = try await FolderIndexer(index: try SQLiteIndex(url: database), classifier: try ImageClassifier())
             .run(FolderIndexer.Options(roots: [photos.path]))
         #expect(report.failures.isEmpty)
 

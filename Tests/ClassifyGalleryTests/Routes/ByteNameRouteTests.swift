@@ -33,7 +33,7 @@ import Testing
                 .resolvingSymlinksInPath()
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let jpeg = try JPEGEncoder(quality: 85).encode(GalleryFixture.picture(width: 320, height: 240, top: [200, 40, 40], bottom: [40, 40, 200]))
-            let index = try TagIndex(url: database)
+            let index = try SQLiteIndex(url: database)
             try index.replaceTaxonomy(GalleryFixture.labels, model: GalleryFixture.model)
             var batch: [IndexEntry] = []
             for name in ByteNameRouteTests.names {

@@ -107,7 +107,7 @@ import Testing
     @Test func newPhotosWrittenByAnIndexRunShowOnTheNextRequest() async throws {
         try await withGallery { fixture, client in
             #expect(try await client.get("/api/search?q=tabby").object["total"] as? Int == 1)
-            let writer = try TagIndex(url: fixture.database)
+            let writer = try SQLiteIndex(url: fixture.database)
             try writer.write(batch: [.classified(ImageClassification(
                 path: fixture.photos.appending(path: "home/tabby2.jpg").path, size: 10, modificationTime: Date(),
                 contentHash: "00000000000000aa", width: 10, height: 10, model: GalleryFixture.model,
@@ -125,6 +125,6 @@ import Testing
             _ = try await client.get("/duplicates")
         }
         #expect(try Data(contentsOf: fixture.database) == before)
-        #expect(throws: TagIndexError.self) { try TagIndex(readingFrom: fixture.root.appending(path: "missing.sqlite")) }
+        #expect(throws: TagIndexError.self) { try SQLiteIndex(readingFrom: fixture.root.appending(path: "missing.sqlite")) }
     }
 }

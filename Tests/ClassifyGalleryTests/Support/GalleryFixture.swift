@@ -93,7 +93,7 @@ struct GalleryFixture: Sendable {
         batch.append(.failed(ImageFailure(
             path: photos.appending(path: "bad.jpg").path, size: 12, modificationTime: modified, contentHash: nil,
             model: Self.model, stage: "decode", reason: "The data is not a JPEG or PNG image.")))
-        let index = try TagIndex(url: root.appending(path: "index.sqlite"))
+        let index = try SQLiteIndex(url: root.appending(path: "index.sqlite"))
         try index.replaceTaxonomy(Self.labels, model: Self.model)
         try index.write(batch: batch)
         try FileManager.default.removeItem(at: photos.appending(path: "gone.jpg"))

@@ -57,7 +57,7 @@ enum GalleryPostgres {
         await administration.close()
         descriptor.database = String(name)
         let target = try await PostgresSession.connect(descriptor)
-        _ = try await IndexCopy.copy(from: TagIndex(readingFrom: database), to: target)
+        _ = try await IndexCopy.copy(from: SQLiteIndex(readingFrom: database), to: target)
         await target.close()
         return descriptor
     }

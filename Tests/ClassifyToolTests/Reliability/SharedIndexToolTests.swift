@@ -239,7 +239,7 @@ extension Reliability {
             #expect(Date().timeIntervalSince(started) < 60)
 
             let sqliteWithRoot = try ReliabilityProcess.run(["index", "--root", "library=\(folder.path)", "--db", scratch.url.appending(path: "a.sqlite").path], scratch: scratch.url)
-            #expect(sqliteWithRoot.exited(1) && sqliteWithRoot.stderr.contains("--root names the folders of a shared PostgreSQL index"), "\(sqliteWithRoot)")
+            #expect(sqliteWithRoot.exited(1) && sqliteWithRoot.stderr.contains("the named library root library=\(folder.path) needs a shared index such as PostgreSQL"), "\(sqliteWithRoot)")
         }
     }
 }

@@ -125,11 +125,11 @@ struct PostgresBackendTests {
         await #expect(throws: TagIndexError.self) { try await IndexCopy.copy(from: fixture.index, to: session) }
     }
 
-    static func count(_ table: String, _ index: TagIndex) throws -> Int {
+    static func count(_ table: String, _ index: SQLiteIndex) throws -> Int {
         try index.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
     }
 
-    static func imageLines(_ index: TagIndex) throws -> [String] {
+    static func imageLines(_ index: SQLiteIndex) throws -> [String] {
         try index.database.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT id, path, size, mtime, content_hash, width, height, error_stage, top_confidence, feature_print FROM images ORDER BY id"
@@ -184,7 +184,7 @@ struct IndexCopyRoundTripTests {
         let returned = try await IndexCopy.copy(from: session, toNewFile: back, pageSize: pageSize)
         #expect(returned == there)
         #expect(there.count(of: "corrections") == 1)
-        let copy = try TagIndex(readingFrom: back)
+        let copy = try SQLiteIndex(readingFrom: back)
         #expect(try copy.statistics() == fixture.index.statistics())
         for text in PostgresSearchPageTests.queries + ["poodle", "retriever", "kitty", "golden"] {
             for facets in [0, 5] {

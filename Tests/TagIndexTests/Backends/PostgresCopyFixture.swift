@@ -9,7 +9,7 @@ import Testing
 ///
 /// Usage: `let postgres = try await PostgresCopyFixture.open(copying: fixture.index)`
 enum PostgresCopyFixture {
-    static func open(copying index: TagIndex) async throws -> PostgresIndex {
+    static func open(copying index: SQLiteIndex) async throws -> PostgresIndex {
         let descriptor = try await PostgresTestServer.freshDatabase()
         let session = try await PostgresSession.connect(descriptor)
         _ = try await IndexCopy.copy(from: index, to: session)

@@ -102,7 +102,7 @@ struct PostgresCorrectionsTests {
         try await Self.expectSameAnswers(fixture.index, postgres, after: "compaction")
     }
 
-    static func expectSameAnswers(_ sqlite: TagIndex, _ postgres: PostgresIndex, after step: String) async throws {
+    static func expectSameAnswers(_ sqlite: SQLiteIndex, _ postgres: PostgresIndex, after step: String) async throws {
         #expect(try await postgres.labelImageCounts() == (try sqlite.labelImageCounts()), "\(step)")
         for text in searches {
             let expected = try? sqlite.search(text)

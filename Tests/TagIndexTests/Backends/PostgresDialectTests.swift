@@ -63,7 +63,7 @@ struct PostgresDialectTests {
 
     /// Runs `query`'s plan through both dialects, expects equal (image, score) sets, returns them.
     @discardableResult
-    static func compare(_ query: Query, text: String, _ index: TagIndex, _ session: PostgresSession) async throws -> [Int64: Int] {
+    static func compare(_ query: Query, text: String, _ index: SQLiteIndex, _ session: PostgresSession) async throws -> [Int64: Int] {
         let (plan, total, expected) = try sqlitePlanAndRows(query, index)
         let binder = SQLBinder(PostgresDialect())
         var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
@@ -79,7 +79,7 @@ struct PostgresDialectTests {
     }
 
     /// The plan of `query` on the SQLite index and the rows of the SQLite dialect (score -1 for NULL).
-    static func sqlitePlanAndRows(_ query: Query, _ index: TagIndex) throws -> (MatchPlan, Int, [Int64: Int]) {
+    static func sqlitePlanAndRows(_ query: Query, _ index: SQLiteIndex) throws -> (MatchPlan, Int, [Int64: Int]) {
         try index.database.read { db -> (MatchPlan, Int, [Int64: Int]) in
             let taxonomy = try index.taxonomy(db)
             let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0
@@ -97,7 +97,7 @@ struct PostgresDialectTests {
     }
 }
 
-/// Whole search pages on PostgreSQL against `TagIndex.search` on SQLite (which takes its dense
+/// Whole search pages on PostgreSQL against `SQLiteIndex.search` on SQLite (which takes its dense
 /// or SQL path as it would for a user): same hits in the same order, scores, totals and facets.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresSearchPageTests {
@@ -131,14 +131,14 @@ struct PostgresSearchPageTests {
         }
     }
 
-    static func postgresPage(_ query: Query, _ index: TagIndex, _ session: PostgresSession) async throws -> SearchPage {
+    static func postgresPage(_ query: Query, _ index: SQLiteIndex, _ session: PostgresSession) async throws -> SearchPage {
         let (plan, total, taxonomy) = try resolved(query, index)
         return try await PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try await PostgresSearcher.addedLabelIDs(session))
             .run(plan, total: total, session)
     }
 
-    /// The plan as `TagIndex` resolves it (term resolution is shared, not yet run on PostgreSQL).
-    static func resolved(_ query: Query, _ index: TagIndex) throws -> (MatchPlan, Int, TaxonomySnapshot) {
+    /// The plan as `SQLiteIndex` resolves it (term resolution is shared, not yet run on PostgreSQL).
+    static func resolved(_ query: Query, _ index: SQLiteIndex) throws -> (MatchPlan, Int, TaxonomySnapshot) {
         try index.database.read { db in
             let taxonomy = try index.taxonomy(db)
             let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0

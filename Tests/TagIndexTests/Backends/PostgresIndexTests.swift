@@ -14,7 +14,7 @@ import Testing
     ]
 
     @Test func freeTextMatchesFTS5() throws {
-        let index = try TagIndex.inMemory()
+        let index = try SQLiteIndex.inMemory()
         try index.replaceTaxonomy(Self.labels, model: FixtureIndex.model)
         let probes: [([String], SearchTerm.Kind)] = [
             (["golden"], .word), (["retriever"], .word), (["golden", "retriever"], .word), (["golden", "retriever"], .phrase),
@@ -37,7 +37,7 @@ import Testing
     /// A phrase lies within one name of a label: it never runs from one synonym into the next,
     /// whichever lookup found the label (FTS5 and the in-memory index both see one synonym column).
     @Test func aPhraseStaysWithinOneName() throws {
-        let index = try TagIndex.inMemory()
+        let index = try SQLiteIndex.inMemory()
         try index.replaceTaxonomy(Self.labels, model: FixtureIndex.model)
         try index.database.read { db in
             let taxonomy = try index.taxonomy(db)

@@ -5,11 +5,11 @@ import Testing
 
 /// Corrections (`addLabel`, `removeLabel`, `clearCorrection`): search, labels and export agree,
 /// and the corrections survive re-classification, moves and a new model stamp. Corrections are
-/// written in SQLite (`TagIndex`'s correction API) and read on both backends (``BackendIndex``);
+/// written in SQLite (`SQLiteIndex`'s correction API) and read on both backends (``BackendIndex``);
 /// SQLite-only: its postings and counts, and export records (export is not in `PostgresIndex` yet).
 @Suite struct CorrectionTests {
     let fixture: FixtureIndex
-    var index: TagIndex { fixture.index }
+    var index: SQLiteIndex { fixture.index }
 
     init() throws { fixture = try FixtureIndex() }
 

@@ -25,8 +25,8 @@ struct FaceIndexTests {
             observations: observations.map { LabelConfidence(identifier: $0.0, confidence: $0.1) }, faces: faces))
     }
 
-    static func makeIndex(_ directory: TemporaryDirectory) throws -> TagIndex {
-        let index = try TagIndex(url: directory.databaseURL)
+    static func makeIndex(_ directory: TemporaryDirectory) throws -> SQLiteIndex {
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(labels, model: model)
         try index.write(batch: [
             entry("none.jpg", [("dog", 0.9)], faces: []),

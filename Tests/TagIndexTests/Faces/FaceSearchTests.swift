@@ -61,7 +61,7 @@ struct FaceSearchTests {
     enum Fixture {
         static func make(_ backend: Backend, taxonomy: [LabelDefinition] = labels) async throws -> BackendIndex {
             let directory = try TemporaryDirectory()
-            let sqlite = try TagIndex(url: directory.databaseURL)
+            let sqlite = try SQLiteIndex(url: directory.databaseURL)
             try sqlite.replaceTaxonomy(taxonomy, model: model, vocabulary: words)
             try sqlite.write(batch: entries(faceLabel: taxonomy.contains { $0.identifier == "face" }))
             return try await BackendIndex.make(backend, copying: sqlite, in: directory)
@@ -143,7 +143,7 @@ struct FaceSearchTests {
 
     @Test func meaningReportsTheFacesAWordSearches() throws {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model, vocabulary: Self.words)
         let woman = try index.meaning(of: "woman")
         #expect(woman.facesAtLeast == 1 && !woman.isUnsupported)

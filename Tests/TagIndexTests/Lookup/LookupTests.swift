@@ -40,7 +40,7 @@ import Testing
 
     @Test(arguments: Backend.allCases) func completionsOfferVocabularyWordsThatStandForLabels(backend: Backend) async throws {
         let directory = try TemporaryDirectory()
-        let written = try TagIndex(url: directory.databaseURL)
+        let written = try SQLiteIndex(url: directory.databaseURL)
         try written.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model, vocabulary: [
             VocabularyWord(word: "seashore", labels: ["beach"], reason: "a beach is a seashore"),
             VocabularyWord(word: "selfie", unsupported: "The classifier does not see who took a photo.", reason: "no such class"),
@@ -80,7 +80,7 @@ import Testing
 
     @Test func aReadOnlyIndexReadsWhatAWriterCommitsAndNeverWrites() throws {
         let fixture = try FixtureIndex()
-        let reader = try TagIndex(readingFrom: fixture.directory.databaseURL)
+        let reader = try SQLiteIndex(readingFrom: fixture.directory.databaseURL)
         #expect(try reader.search("beach").totalCount == 2)
         try fixture.index.write(batch: [.classified(ImageClassification(
             path: "/lib/c/beach2.jpg", size: 1, modificationTime: Date(), contentHash: "02", width: 1, height: 1,
@@ -89,7 +89,7 @@ import Testing
         #expect(throws: (any Error).self) { try reader.remove(paths: ["/lib/c/beach2.jpg"]) }
         #expect(try fixture.index.search("beach").totalCount == 3)
         let missing = fixture.directory.databaseURL.deletingLastPathComponent().appending(path: "none.sqlite")
-        #expect(throws: TagIndexError.self) { try TagIndex(readingFrom: missing) }
+        #expect(throws: TagIndexError.self) { try SQLiteIndex(readingFrom: missing) }
         #expect(!FileManager.default.fileExists(atPath: missing.path), "a read-only open creates nothing")
     }
 }

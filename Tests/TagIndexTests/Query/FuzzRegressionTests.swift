@@ -125,8 +125,8 @@ import Testing
 
     /// Written once with every kind of blob the index stores: curves, postings, packed labels,
     /// feature prints and dominant colors.
-    static let index: TagIndex = {
-        let index = try! TagIndex.inMemory()
+    static let index: SQLiteIndex = {
+        let index = try! SQLiteIndex.inMemory()
         let curve = [CurvePoint(threshold: 0.2, precision: 0.6, recall: 0.9), CurvePoint(threshold: 0.7, precision: 0.95, recall: 0.5)]
         try! index.replaceTaxonomy([
             LabelDefinition(identifier: "animal", displayName: "Animal", curve: curve),

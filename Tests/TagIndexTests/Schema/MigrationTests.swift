@@ -10,7 +10,7 @@ import Testing
     init() throws { directory = try TemporaryDirectory() }
 
     @Test func emptyDatabaseGetsTheCurrentSchema() throws {
-        do { _ = try TagIndex(url: directory.databaseURL) }
+        do { _ = try SQLiteIndex(url: directory.databaseURL) }
         let queue = try DatabaseQueue(path: directory.databaseURL.path)
         try queue.read { db in
             #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2", "v3", "v4", "v5"])
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func foreignKeysAreOn() throws {
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         let enabled = try index.database.read { db in try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") }
         #expect(enabled == true)
     }
@@ -60,7 +60,7 @@ import Testing
             }
             #expect(try queue.read { try Schema.migrator.appliedMigrations($0) } == ["v1"])
         }
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         #expect(try index.search("retriever").hits.map(\.path) == ["/p/a.jpg"])
         #expect(try index.search("golden").hits.map(\.score) == [0.8])
         #expect(try index.search("dog").hits.map(\.score) == [0.9])
@@ -92,7 +92,7 @@ import Testing
                 }
             }
         }
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.database.read { db in
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM curves") == 2)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT curve_id) FROM labels WHERE identifier IN ('dog', 'cat')") == 1)
@@ -109,7 +109,7 @@ import Testing
     @Test func newerSchemaIsRefusedAndLeftUntouched() throws {
         let url = directory.databaseURL
         do {
-            let index = try TagIndex(url: url)
+            let index = try SQLiteIndex(url: url)
             try index.replaceTaxonomy([LabelDefinition(identifier: "dog", displayName: "Dog")], model: .init(name: "m", version: "1"))
         }
         do {
@@ -123,7 +123,7 @@ import Testing
         let before = try Data(contentsOf: url)
         let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
         #expect(throws: TagIndexError.newerSchema(path: url.path, unknownMigrations: ["v3-colors"])) {
-            _ = try TagIndex(url: url)
+            _ = try SQLiteIndex(url: url)
         }
         #expect(try Data(contentsOf: url) == before)
         #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date == modified)
@@ -135,7 +135,7 @@ import Testing
     @Test func notADatabaseIsRefused() throws {
         let url = directory.databaseURL
         try Data(repeating: 0x41, count: 4096).write(to: url)
-        #expect(throws: TagIndexError.self) { _ = try TagIndex(url: url) }
+        #expect(throws: TagIndexError.self) { _ = try SQLiteIndex(url: url) }
         #expect(try Data(contentsOf: url) == Data(repeating: 0x41, count: 4096))
     }
 }
@@ -149,14 +149,14 @@ import Testing
     /// "database is locked", as `stats` once did while an index run ended.
     @Test func openingWaitsForAShortExclusiveLock() throws {
         let url = directory.databaseURL
-        do { _ = try TagIndex(url: url) }
+        do { _ = try SQLiteIndex(url: url) }
         let holder = try DatabaseQueue(path: url.path)
         try holder.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "BEGIN EXCLUSIVE; UPDATE meta SET value = value WHERE 0; COMMIT")
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { try? holder.close() }
-        let index = try TagIndex(url: url)
+        let index = try SQLiteIndex(url: url)
         #expect(try !index.hasCalibration())
     }
 }

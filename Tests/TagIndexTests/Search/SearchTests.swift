@@ -480,7 +480,7 @@ import Testing
 
     /// SQLite only: the in-memory index and its run lock.
     @Test func inMemoryIndexSearches() throws {
-        let index = try TagIndex.inMemory()
+        let index = try SQLiteIndex.inMemory()
         try index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)
         try index.write(batch: [.classified(ImageClassification(
             path: "/m/a.jpg", size: 1, modificationTime: FixtureIndex.epoch, contentHash: "aa", width: 1, height: 1,

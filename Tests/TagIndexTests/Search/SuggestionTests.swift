@@ -32,7 +32,7 @@ import Testing
     /// Labels `ski`, `fly`, `hay`, `map`, `top`, `tip`, `mop`; `map` on three images, `top` on one.
     private func index(_ backend: Backend) async throws -> BackendIndex {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         let model = ModelStamp(name: "m", version: "1")
         try index.replaceTaxonomy(
             ["ski", "fly", "hay", "map", "top", "tip", "mop", "sunscreen"].map { LabelDefinition(identifier: $0, displayName: $0) },

@@ -131,7 +131,7 @@ import Testing
     @Test(arguments: Backend.allCases) func theVocabularyIsStoredWithTheTaxonomyAndReplacedWhole(backend: Backend) async throws {
         let fixture = try Self.written()
         #expect(try fixture.index.vocabulary() == Self.words.sorted { $0.word < $1.word })
-        let reopened = try TagIndex(url: fixture.directory.databaseURL)
+        let reopened = try SQLiteIndex(url: fixture.directory.databaseURL)
         #expect(try reopened.paths("pets") == fixture.paths("pet"))
         // Same labels, another vocabulary: the new one replaces the old.
         try fixture.index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model, vocabulary: [
@@ -192,7 +192,7 @@ import Testing
     }
 }
 
-extension TagIndex {
+extension SQLiteIndex {
     fileprivate func paths(_ text: String) throws -> [String] {
         try search(text).hits.map { URL(fileURLWithPath: $0.path).lastPathComponent }
     }

@@ -41,7 +41,7 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
     /// distinct photos.
     struct Library {
         let fixture: FixtureIndex
-        var index: TagIndex { fixture.index }
+        var index: SQLiteIndex { fixture.index }
         var prints: [String: [Float]] = [:]
 
         init(distinct: Int = 6) throws {
@@ -269,9 +269,9 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
     }
 
     /// 2,100 random prints (a poodle every 300th) and the print of /big/1500.jpg.
-    static func bigLibrary() throws -> (TemporaryDirectory, TagIndex, [Float]) {
+    static func bigLibrary() throws -> (TemporaryDirectory, SQLiteIndex, [Float]) {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(FixtureIndex.labels, model: FixtureIndex.model)
         var random = SyntheticPrints(state: 99)
         var entries: [IndexEntry] = []

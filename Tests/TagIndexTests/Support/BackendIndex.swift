@@ -33,14 +33,14 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct BackendIndex {
     let backend: Backend
     /// The index the test wrote (on `.sqlite`, also the one read).
-    let sqlite: TagIndex
+    let sqlite: SQLiteIndex
     /// The copy read on `.postgresql`.
     let postgres: PostgresIndex?
     /// Keeps the SQLite file's folder until the test ends.
     private let directory: TemporaryDirectory?
 
     /// `index` (whose file lives in `directory`) read through `backend`.
-    static func make(_ backend: Backend, copying index: TagIndex, in directory: TemporaryDirectory?) async throws -> BackendIndex {
+    static func make(_ backend: Backend, copying index: SQLiteIndex, in directory: TemporaryDirectory?) async throws -> BackendIndex {
         guard backend == .postgresql else {
             return BackendIndex(backend: backend, sqlite: index, postgres: nil, directory: directory)
         }

@@ -10,7 +10,7 @@ struct FixtureIndex {
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
     let directory: TemporaryDirectory
-    let index: TagIndex
+    let index: SQLiteIndex
 
     static let labels: [LabelDefinition] = [
         LabelDefinition(identifier: "animal", displayName: "Animal"),
@@ -64,7 +64,7 @@ struct FixtureIndex {
 
     init() throws {
         directory = try TemporaryDirectory()
-        index = try TagIndex(url: directory.databaseURL)
+        index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
         try index.write(batch: Self.entries)
     }

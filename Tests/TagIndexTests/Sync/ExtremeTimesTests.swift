@@ -18,7 +18,7 @@ import Testing
 
     @Test func filesWithAbsurdModificationTimesAreIndexedAndThenUnchanged() throws {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         let model = ModelStamp(name: "lite0", version: "1")
         try index.replaceTaxonomy([LabelDefinition(identifier: "dog", displayName: "Dog")], model: model)
         let files = [
@@ -43,7 +43,7 @@ import Testing
     /// Saturated times, written in SQLite, filter and sort by date on both backends.
     @Test(arguments: Backend.allCases) func absurdTimesFilterAndSortOnEveryBackend(backend: Backend) async throws {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         let model = ModelStamp(name: "lite0", version: "1")
         try index.replaceTaxonomy([LabelDefinition(identifier: "dog", displayName: "Dog")], model: model)
         let files: [(String, Double, Double)] = [

@@ -7,7 +7,7 @@ import Testing
 /// PostgreSQL writer (work queue, leased claims) has `PostgresIndexRunTests`.
 @Suite struct IndexRunTests {
     let directory: TemporaryDirectory
-    let index: TagIndex
+    let index: SQLiteIndex
     static let model = ModelStamp(name: "lite0", version: "1")
     static let labels = [
         LabelDefinition(identifier: "animal", displayName: "Animal"),
@@ -17,7 +17,7 @@ import Testing
 
     init() throws {
         directory = try TemporaryDirectory()
-        index = try TagIndex(url: directory.databaseURL)
+        index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
     }
 
@@ -142,7 +142,7 @@ import Testing
     }
 
     @Test func secondWriterGetsAClearError() throws {
-        let other = try TagIndex(url: directory.databaseURL)
+        let other = try SQLiteIndex(url: directory.databaseURL)
         let first = try index.beginRun(roots: [root], model: Self.model)
         #expect(throws: TagIndexError.anotherRunInProgress(path: directory.databaseURL.path)) {
             _ = try other.beginRun(roots: [root], model: Self.model)

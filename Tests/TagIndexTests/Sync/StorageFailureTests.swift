@@ -30,13 +30,13 @@ import Testing
         }
     }
 
-    static func integrity(_ index: TagIndex) throws -> String {
+    static func integrity(_ index: SQLiteIndex) throws -> String {
         try index.database.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" }
     }
 
     @Test func aFullDiskRefusesTheBatchAndKeepsEverythingBefore() throws {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
         try index.write(batch: Self.batch("before", count: 5))
         let before = try index.statistics()
@@ -66,7 +66,7 @@ import Testing
 
     @Test func aFullDiskStopsAnIndexRunWithoutLosingItsEarlierBatches() throws {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
         let run = try index.beginRun(roots: ["/photos"], model: Self.model)
         try run.write(batch: Self.batch("first", count: 3))
@@ -91,14 +91,14 @@ import Testing
         #expect(throws: TagIndexError.storage(
             path: url.path,
             reason: "it cannot be opened for writing (unable to open database file); check that its folder exists and is writable, not on a read-only file system")) {
-            _ = try TagIndex(url: url)
+            _ = try SQLiteIndex(url: url)
         }
     }
 
     @Test func aDamagedFileIsReportedAndLeftAsItWas() throws {
         let directory = try TemporaryDirectory()
         do {
-            let index = try TagIndex(url: directory.databaseURL)
+            let index = try SQLiteIndex(url: directory.databaseURL)
             try index.replaceTaxonomy(Self.labels, model: Self.model)
             try index.write(batch: Self.batch("a", count: 30))
         }   // closed: the WAL is folded into the file
@@ -110,7 +110,7 @@ import Testing
         #expect(throws: TagIndexError.storage(
             path: directory.databaseURL.path,
             reason: "the file is damaged (database disk image is malformed); move it away (or restore a backup) and index again")) {
-            _ = try TagIndex(url: directory.databaseURL)
+            _ = try SQLiteIndex(url: directory.databaseURL)
         }
         #expect(try Data(contentsOf: directory.databaseURL) == damaged)
     }
@@ -119,7 +119,7 @@ import Testing
     /// multiple of the batch size, and every image they find has its labels.
     @Test func readersNeverSeeHalfABatch() async throws {
         let directory = try TemporaryDirectory()
-        let index = try TagIndex(url: directory.databaseURL)
+        let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
         let batchSize = 7, batches = 40
         let finished = Locked(false)

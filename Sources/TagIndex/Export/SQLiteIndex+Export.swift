@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Calls `body` with one ``ExportRecord`` per image, sorted by path, streaming: records are read
     /// in pages, never all at once.
     ///

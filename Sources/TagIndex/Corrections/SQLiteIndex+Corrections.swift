@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension TagIndex {
+extension SQLiteIndex {
     /// Adds a label to the images at `paths`: searched, shown and exported with confidence 1 from
     /// now on, through re-indexing, moves and new models (the correction is keyed by content).
     ///

@@ -10,20 +10,20 @@ import GRDB
 /// `Sendable`: share one between tasks.
 ///
 /// ```swift
-/// let index = try TagIndex(url: URL(fileURLWithPath: "labels.sqlite"))
+/// let index = try SQLiteIndex(url: URL(fileURLWithPath: "labels.sqlite"))
 /// try index.replaceTaxonomy(labels, model: stamp)
 /// try index.write(batch: [.classified(result)])
 /// let page = try index.search("dog -cat under:/photos/2023")
 /// for hit in page.hits { print(hit.score, hit.path) }
 /// ```
-public final class TagIndex: Sendable {
+public final class SQLiteIndex: Sendable {
     /// Observations below this confidence are not stored (0.01).
     ///
     /// Every threshold chosen at query time at or above it is answered without
     /// re-indexing; see `StorageFormat.storageFloor` for why 0.01.
     ///
     /// ```swift
-    /// let floor = TagIndex.storageFloor
+    /// let floor = SQLiteIndex.storageFloor
     /// ```
     public static let storageFloor = StorageFormat.storageFloor
 
@@ -39,7 +39,7 @@ public final class TagIndex: Sendable {
     /// modifying the file when it was written by a newer version.
     ///
     /// ```swift
-    /// let index = try TagIndex(url: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
+    /// let index = try SQLiteIndex(url: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
     /// ```
     /// A file that cannot be opened (read-only or full disk, damaged file) throws
     /// ``TagIndexError/storage(path:reason:)``.
@@ -74,7 +74,7 @@ public final class TagIndex: Sendable {
     /// file cannot be opened.
     ///
     /// ```swift
-    /// let index = try TagIndex(readingFrom: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
+    /// let index = try SQLiteIndex(readingFrom: URL(fileURLWithPath: "/var/lib/classify/index.sqlite"))
     /// ```
     public init(readingFrom url: URL) throws {
         let path = url.path
@@ -108,10 +108,10 @@ public final class TagIndex: Sendable {
     /// Opens a new, empty database in memory (tests, tools, embedding).
     ///
     /// ```swift
-    /// let index = try TagIndex.inMemory()
+    /// let index = try SQLiteIndex.inMemory()
     /// ```
-    public static func inMemory() throws -> TagIndex {
-        try TagIndex(queue: DatabaseQueue(configuration: configuration()))
+    public static func inMemory() throws -> SQLiteIndex {
+        try SQLiteIndex(queue: DatabaseQueue(configuration: configuration()))
     }
 
     private init(queue: DatabaseQueue) throws {
