@@ -111,7 +111,10 @@ extension Reliability {
             let folder = try scratch.folder("photos")
             let names = try Self.photos(Self.photoCount, in: folder)
             let database = try DevPostgres.freshDatabase()
-            let arguments = ["index", "--root", "library=\(folder.path)", "--db", database, "--jobs", "2", "--claim-size", "2", "--lease-seconds", "2"]
+            // Leases long enough that a live indexer starved of CPU (a loaded CI machine) still renews
+            // its claims in time; only the killed ones' claims expire. A lease taken over counts as
+            // an indexer stopping on those files, and three of those fail a file.
+            let arguments = ["index", "--root", "library=\(folder.path)", "--db", database, "--jobs", "2", "--claim-size", "2", "--lease-seconds", "8"]
             var environment = ReliabilityProcess.environment(home: scratch.url)
             // One dies in the middle of its third write, one right after its second commit, one runs on.
             let plans = ["entry:3", "commit:2", nil]
