@@ -143,14 +143,7 @@ package struct Searcher {
     }
 
     private func facetList(_ counts: [Int64: Int]) -> [Facet] {
-        counts
-            .compactMap { labelID, count -> Facet? in
-                guard let label = taxonomy.labels[labelID] else { return nil }
-                return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
-            }
-            .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
-            .prefix(query.facetCount)
-            .map { $0 }
+        ResultAssembly.facets(counts.map { (labelID: $0.key, count: $0.value) }, taxonomy: taxonomy, limit: query.facetCount)
     }
 
     /// Per-label calibrated thresholds (quantized), when the query is calibrated.
@@ -228,19 +221,12 @@ package struct Searcher {
     func hits(_ scored: [(id: Int64, score: Double)]) throws -> [SearchHit] {
         guard !scored.isEmpty else { return [] }
         let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, path, size, mtime, width, height, error_stage, error_reason
-                FROM images WHERE id IN (SELECT value FROM json_each(?))
-                """,
-            arguments: [SQLiteDialect.json(scored.map(\.id))])
-        var byID: [Int64: Row] = [:]
-        for row in rows { byID[row[0]] = row }
-        return scored.compactMap { id, score in
-            guard let row = byID[id] else { return nil }
-            return SearchHit(
-                imageID: id, path: row[1], score: score, size: row[2], modificationTime: Timestamps.date(row[3]),
-                width: row[4], height: row[5], failureStage: row[6], failureReason: row[7])
+            db, sql: "SELECT \(ResultAssembly.hitColumns) FROM images WHERE id IN (SELECT value FROM json_each(?))",
+            arguments: [SQLiteDialect.json(scored.map(\.id))]
+        ).map { row in
+            ResultAssembly.HitRow(
+                id: row[0], path: row[1], size: row[2], mtime: row[3], width: row[4], height: row[5], errorStage: row[6], errorReason: row[7])
         }
+        return ResultAssembly.hits(scored, rows: rows)
     }
 }

@@ -237,16 +237,9 @@ struct PostgresSearcher {
         return (facetList(counts.enumerated().map { ($0.offset, $0.element) }), images)
     }
 
-    /// The `facetCount` most frequent of (label id, count), most frequent first, then by identifier.
+    /// The `facetCount` most frequent of (label id, count) (see ``ResultAssembly/facets(_:taxonomy:limit:)``).
     private func facetList(_ counts: [(Int, Int)]) -> [Facet] {
-        counts
-            .compactMap { labelID, count -> Facet? in
-                guard count > 0, let label = taxonomy.labels[Int64(labelID)] else { return nil }
-                return Facet(identifier: label.identifier, displayName: label.displayName, count: count)
-            }
-            .sorted { ($1.count, $0.identifier) < ($0.count, $1.identifier) }
-            .prefix(query.facetCount)
-            .map { $0 }
+        ResultAssembly.facets(counts.map { (labelID: Int64($0.0), count: $0.1) }, taxonomy: taxonomy, limit: query.facetCount)
     }
 
     /// The hits of scored image ids, in the given order.
@@ -255,19 +248,12 @@ struct PostgresSearcher {
         var binds = PostgresBindings()
         binds.append(scored.map(\.id))
         let rows = try await session.all(
-            "SELECT id, path, size, mtime, width, height, error_stage, error_reason FROM images WHERE id = ANY($1::bigint[])", binds
-        ) { row -> SearchHit in
+            "SELECT \(ResultAssembly.hitColumns) FROM images WHERE id = ANY($1::bigint[])", binds
+        ) { row -> ResultAssembly.HitRow in
             let (id, path, size, mtime, width, height, stage, reason) = try row.decode((Int64, String, Int64, Int64, Int?, Int?, String?, String?).self)
-            return SearchHit(
-                imageID: id, path: path, score: 0, size: size, modificationTime: Timestamps.date(mtime), width: width, height: height,
-                failureStage: stage, failureReason: reason)
+            return ResultAssembly.HitRow(
+                id: id, path: path, size: size, mtime: mtime, width: width, height: height, errorStage: stage, errorReason: reason)
         }
-        var byID: [Int64: SearchHit] = [:]
-        for hit in rows { byID[hit.imageID] = hit }
-        return scored.compactMap { id, score in
-            guard var hit = byID[id] else { return nil }
-            hit.score = score
-            return hit
-        }
+        return ResultAssembly.hits(scored, rows: rows)
     }
 }
