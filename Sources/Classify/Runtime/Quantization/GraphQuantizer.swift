@@ -9,9 +9,10 @@
 /// first, 16 -> 96 at 112x112): with so few inputs per output the quantization pass over the input
 /// and the fp32 store cost more than the integer sums save.
 enum GraphQuantizer {
-    /// Measured with the int8 and fp32 GEMMs alone on Lite0's shapes (AVX-512 VNNI, Xeon family 6
-    /// model 207, loaded machine): 3136 x 24 -> 144 took 0.20 ms in int8 against 0.17 ms in fp32,
-    /// 784 x 40 -> 240 0.07 ms against 0.10 ms, 49 x 1152 -> 192 0.04 ms against 0.12 ms.
+    /// Measured with the int8 GEMM (quantization pass included) and the fp32 GEMM alone on Lite0's
+    /// shapes, best of 30 calls, AVX-512 VNNI, Xeon family 6 model 207, load average 17 (see
+    /// docs/performance.md, "int8"): 3136 x 24 -> 144 took 0.27 ms in int8 against 0.20 ms in fp32,
+    /// 784 x 40 -> 240 0.07 ms against 0.10 ms, 49 x 1152 -> 192 0.05 ms against 0.14 ms.
     static let minimumInputChannels = 32
 
     /// Usage: `let int8 = GraphQuantizer.quantize(graph, table: table)`
