@@ -61,6 +61,92 @@ int cls_cpu_kernel_level(void) {
 
 int cls_cpu_has_avx2_fma(void) { return cls_cpu_kernel_level() >= CLS_LEVEL_AVX2; }
 
+// The int8 dot-product instructions: AVX512_VNNI is cpuid leaf 7.0 ECX bit 11 (EVEX, needs the
+// AVX-512 state, so the AVX-512 level); AVX-VNNI is leaf 7.1 EAX bit 4 (VEX, 256-bit, needs AVX2).
+#if defined(__x86_64__) || defined(__i386__)
+static int detect_int8_variant(void) {
+    const int level = cls_cpu_kernel_level();
+    if (level < CLS_LEVEL_AVX2) return CLS_INT8_PORTABLE;
+    unsigned a, b, c, d;
+    __cpuid_count(7, 0, a, b, c, d);
+    const unsigned max_subleaf = a;
+    const int avx512_vnni = (c >> 11) & 1;
+    int avx_vnni = 0;
+    if (max_subleaf >= 1) {
+        __cpuid_count(7, 1, a, b, c, d);
+        avx_vnni = (a >> 4) & 1;
+    }
+    int mask = 1 << CLS_INT8_PORTABLE | 1 << CLS_INT8_AVX2;
+    if (avx_vnni) mask |= 1 << CLS_INT8_AVX_VNNI;
+    if (avx512_vnni && level >= CLS_LEVEL_AVX512) mask |= 1 << CLS_INT8_AVX512_VNNI;
+    return mask;
+}
+#else
+static int detect_int8_variant(void) { return 1 << CLS_INT8_PORTABLE; }
+#endif
+
+int cls_cpu_int8_variants(void) {
+    static atomic_int cached = -1;
+    int value = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (value >= 0) return value;
+    value = detect_int8_variant();
+    atomic_store_explicit(&cached, value, memory_order_relaxed);
+    return value;
+}
+
+int cls_cpu_has_int8_variant(int variant) {
+    return variant >= 0 && variant <= CLS_INT8_AVX512_VNNI && ((cls_cpu_int8_variants() >> variant) & 1);
+}
+
+const char *cls_int8_variant_name(int variant) {
+    switch (variant) {
+    case CLS_INT8_AVX512_VNNI: return "avx512-vnni";
+    case CLS_INT8_AVX_VNNI: return "avx-vnni";
+    case CLS_INT8_AVX2: return "avx2";
+    default: return "portable";
+    }
+}
+
+// CLASSIFY_INT8_KERNELS forces an int8 variant below the one the kernel level allows (to measure
+// AVX-VNNI on a CPU that also has AVX-512 VNNI); read once.
+static int int8_variant_override(void) {
+    static atomic_int cached = -2;
+    int value = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (value != -2) return value;
+    value = -1;
+    const char *name = getenv("CLASSIFY_INT8_KERNELS");
+    if (name && *name) {
+        for (int v = CLS_INT8_PORTABLE; v <= CLS_INT8_AVX512_VNNI; v++)
+            if (strcmp(name, cls_int8_variant_name(v)) == 0) value = v;
+        if (value < 0)
+            fprintf(stderr, "classify: CLASSIFY_INT8_KERNELS=%s is not one of avx512-vnni, avx-vnni, avx2, portable; ignored\n", name);
+        else if (!cls_cpu_has_int8_variant(value)) {
+            fprintf(stderr, "classify: CLASSIFY_INT8_KERNELS=%s but this CPU/OS lacks it; ignored\n", name);
+            value = -1;
+        }
+    }
+    atomic_store_explicit(&cached, value, memory_order_relaxed);
+    return value;
+}
+
+int cls_int8_variant(void) {
+    const int level = cls_kernels_level();
+    int best = CLS_INT8_PORTABLE;
+    if (level >= CLS_LEVEL_AVX2) {
+        best = CLS_INT8_AVX2;
+        // The avx2 level stands for a CPU without VNNI (CLASSIFY_KERNELS=avx2 measures that path).
+        if (level >= CLS_LEVEL_AVX512) {
+            if (cls_cpu_has_int8_variant(CLS_INT8_AVX512_VNNI)) best = CLS_INT8_AVX512_VNNI;
+            else if (cls_cpu_has_int8_variant(CLS_INT8_AVX_VNNI)) best = CLS_INT8_AVX_VNNI;
+        } else if (level == CLS_LEVEL_AVX2 && cls_cpu_kernel_level() == CLS_LEVEL_AVX2 &&
+                   cls_cpu_has_int8_variant(CLS_INT8_AVX_VNNI)) {
+            best = CLS_INT8_AVX_VNNI;  // an AVX2-only CPU with AVX-VNNI (Alder Lake's E-cores)
+        }
+    }
+    const int forced = int8_variant_override();
+    return forced >= 0 && forced < best ? forced : best;
+}
+
 int cls_kernel_level_named(const char *name) {
     if (!name) return -1;
     if (strcmp(name, "avx512") == 0) return CLS_LEVEL_AVX512;

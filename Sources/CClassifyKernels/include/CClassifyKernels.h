@@ -130,4 +130,50 @@ void cls_half_dot_block(const float *queries, size_t query_count, const uint16_t
 /// in its low nibble and value 16 + j in its high nibble.
 void cls_sketch_dot_block(const float *query, const uint8_t *sketches, size_t count, size_t dim, float *out);
 
+/// Variants of the int8 kernels: portable C, AVX2 (vpmaddubsw), AVX-VNNI (256-bit vpdpbusd),
+/// AVX-512 VNNI (512-bit vpdpbusd).
+enum { CLS_INT8_PORTABLE = 0, CLS_INT8_AVX2 = 1, CLS_INT8_AVX_VNNI = 2, CLS_INT8_AVX512_VNNI = 3 };
+/// Bit v set when the CPU and OS can run int8 variant v (cpuid 7.0 ECX bit 11, 7.1 EAX bit 4).
+int cls_cpu_int8_variants(void);
+/// 1 when the CPU and OS can run int8 variant `variant`, else 0.
+int cls_cpu_has_int8_variant(int variant);
+/// "avx512-vnni", "avx-vnni", "avx2" or "portable".
+const char *cls_int8_variant_name(int variant);
+/// The int8 variant the kernels use now on this thread: the best one the kernel level allows
+/// (avx512: AVX-512 VNNI, else AVX-VNNI; avx2: vpmaddubsw, as on a CPU without VNNI; portable:
+/// C), lowered by CLASSIFY_INT8_KERNELS=avx512-vnni|avx-vnni|avx2|portable when that is set.
+int cls_int8_variant(void);
+
+/// Bytes of row stride cls_quantize_u8 writes for rows of k values: k rounded up to 4 (the
+/// int8 kernels read activations four at a time).
+size_t cls_qgemm_row_bytes(size_t k);
+/// q[r][i] = clamp(round_even(x[r][i] * inverse_scale) + zero_point, 0, 255) for r < rows, i < k
+/// (x row stride ldx floats, q row stride ldq bytes >= cls_qgemm_row_bytes(k)); the bytes of each
+/// row past k are set to zero_point. NaN quantizes to 0.
+void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale, int zero_point,
+                     uint8_t *q, size_t ldq);
+/// Bytes needed by cls_qgemm_pack_weights: n rounded up to 16 times k rounded up to 4.
+size_t cls_qgemm_packed_bytes(size_t k, size_t n);
+/// Packs int8 weights [n][k] into panels of 16 output channels, each holding groups of 4
+/// inputs: packed[n/16][k/4][16][4] (the operand layout of vpdpbusd), zero past n and k.
+void cls_qgemm_pack_weights(const int8_t *weights, size_t k, size_t n, int8_t *packed);
+/// Integer GEMM with a float store, for the int8 pointwise convolutions and the classifier:
+/// acc[i][j] = sum_p q[i][p] * w[j][p] - offset[j] (exact, int32), with q from cls_quantize_u8 (row
+/// stride ldq) and offset[j] = zero_point * sum_p w[j][p];
+/// c[i][j] = clamp(fma((float)acc[i][j], scale[j], bias[j]), lower, upper) and then, when residual
+/// is not NULL, c[i][j] = clamp(c[i][j] + residual[i][j], residual_lower, residual_upper).
+/// scale, offset and bias hold n values; c and residual have row stride ldc. Runs the variant
+/// cls_int8_variant() names on the threads set with cls_threads_configure.
+void cls_qgemm(size_t m, size_t n, size_t k, const uint8_t *q, size_t ldq, const int8_t *packed,
+               const int32_t *offset, const float *scale, const float *bias, float lower, float upper,
+               const float *residual, float residual_lower, float residual_upper, float *c, size_t ldc);
+/// cls_qgemm on the given variant (tests); the caller checks cls_cpu_has_int8_variant first.
+void cls_qgemm_variant(int variant, size_t m, size_t n, size_t k, const uint8_t *q, size_t ldq,
+                       const int8_t *packed, const int32_t *offset, const float *scale, const float *bias,
+                       float lower, float upper, const float *residual, float residual_lower,
+                       float residual_upper, float *c, size_t ldc);
+/// cls_quantize_u8 on the given variant's vector width (tests).
+void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale,
+                             int zero_point, uint8_t *q, size_t ldq);
+
 #endif

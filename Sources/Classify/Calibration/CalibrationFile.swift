@@ -32,7 +32,7 @@ public struct CalibrationFile: Sendable, Codable {
     public var positiveCounts: [String: Int]
 
     /// Provenance of the calibration set.
-    public struct Source: Sendable, Codable {
+    public struct Source: Sendable, Codable, Equatable {
         public var description: String
         public var imageCount: Int
         public var failedCount: Int
@@ -50,6 +50,14 @@ public struct CalibrationFile: Sendable, Codable {
     public struct LabelCurve: Sendable, Codable {
         public var positives: Int
         public var points: [PrecisionRecallCurve.Point]
+    }
+
+    /// The file's name in a model directory for the curves measured at `precision`:
+    /// `calibration.json` (fp32) or `calibration-int8.json`.
+    ///
+    /// Usage: `directory.appending(path: CalibrationFile.fileName(for: .int8))`
+    public static func fileName(for precision: InferencePrecision) -> String {
+        precision == .fp32 ? "calibration.json" : "calibration-\(precision.rawValue).json"
     }
 
     /// The curve to use for `identifier`: its own, or the pooled one of its kind.

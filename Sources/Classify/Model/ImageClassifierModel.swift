@@ -20,6 +20,8 @@ public final class ImageClassifierModel: Sendable {
     /// The labels: taxonomy and calibrated curves.
     public let labelSet: LabelSet
     let graph: CompiledGraph
+    /// The arithmetic the network runs in (see `InferencePrecision`).
+    public let precision: InferencePrecision
     /// Why images cannot be fed to this model through `ImageClassifier`, or nil when they can.
     public let imageInputProblem: String?
     let logitsValue: ValueID
@@ -27,8 +29,9 @@ public final class ImageClassifierModel: Sendable {
     let featuresValue: ValueID
     private let workspaces = Locked<[Workspace]>([])
 
-    /// Loads and checks the model in `directory` (`model.json` plus the weights file it names).
-    public init(contentsOf directory: URL) throws(ModelLoadingError) {
+    /// Loads and checks the model in `directory` (`model.json` plus the weights file it names);
+    /// with `precision: .int8` also `quantization.json`, and quantizes the weights.
+    public init(contentsOf directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
         self.directory = directory
         let description = try ModelDescription(contentsOf: directory.appending(path: "model.json"))
         guard description.input.channels == 3 else {
@@ -36,9 +39,16 @@ public final class ImageClassifierModel: Sendable {
         }
         imageInputProblem = Self.imageInputProblem(description.input)
         let weights = try SafeTensorsFile(contentsOf: directory.appending(path: description.weights))
-        graph = try GraphCompiler.compile(description, weights: weights)
+        switch precision {
+        case .fp32:
+            graph = try GraphCompiler.compile(description, weights: weights)
+        case .int8:
+            let table = try QuantizationTable(contentsOf: directory.appending(path: QuantizationTable.fileName))
+            graph = GraphQuantizer.quantize(try GraphCompiler.compile(description, weights: weights), table: table)
+        }
+        self.precision = precision
         self.description = description
-        labelSet = try LabelSet(directory: directory, description: description)
+        labelSet = try LabelSet(directory: directory, description: description, precision: precision)
         logitsValue = graph.value(named: description.outputs.logits)!
         probabilitiesValue = graph.value(named: description.outputs.probabilities)!
         featuresValue = graph.value(named: description.outputs.features)!
@@ -76,11 +86,12 @@ public final class ImageClassifierModel: Sendable {
         }
     }
 
-    /// The model in `directory`, loaded on first use and then shared (keyed by the standardized path).
-    public static func shared(directory: URL) throws(ModelLoadingError) -> ImageClassifierModel {
-        let key = directory.standardizedFileURL.path
+    /// The model in `directory` at `precision`, loaded on first use and then shared (keyed by the
+    /// standardized path and the precision).
+    public static func shared(directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) -> ImageClassifierModel {
+        let key = directory.standardizedFileURL.path + (precision == .fp32 ? "" : "#\(precision.rawValue)")
         if let model = sharedModels.withLock({ $0[key] }) { return model }
-        let model = try ImageClassifierModel(contentsOf: directory)
+        let model = try ImageClassifierModel(contentsOf: directory, precision: precision)
         return sharedModels.withLock { models in
             if let existing = models[key] { return existing }
             models[key] = model

@@ -46,6 +46,12 @@ public enum KernelPath: String, Sendable, CaseIterable, Comparable {
         return try body()
     }
 
+    /// The int8 kernel variant in effect on this thread: `avx512-vnni`, `avx-vnni`, `avx2`
+    /// (vpmaddubsw) or `portable` (see `cls_int8_variant`).
+    ///
+    /// Usage: `print(KernelPath.currentInt8Variant)`
+    public static var currentInt8Variant: String { String(cString: cls_int8_variant_name(cls_int8_variant())) }
+
     /// What a CPU needs for this path, for messages about a path that cannot run.
     ///
     /// Usage: `print(KernelPath.avx512.requirement)`

@@ -27,8 +27,10 @@ public struct LabelSet: Sendable {
 
     /// Loads `taxonomy.json`, `calibration.json` and `vocabulary.json` from `directory`; a model
     /// without a taxonomy gets its leaves only, one without a calibration gets no curves, one
-    /// without a vocabulary gets none. The vocabulary is checked against the taxonomy.
-    init(directory: URL, description: ModelDescription) throws(ModelLoadingError) {
+    /// without a vocabulary gets none. The vocabulary is checked against the taxonomy. At int8
+    /// precision the curves come from `calibration-int8.json` when the directory has one (the
+    /// filters calibrated on the int8 network's own confidences).
+    init(directory: URL, description: ModelDescription, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
         let taxonomyURL = directory.appending(path: "taxonomy.json")
         let taxonomy = FileManager.default.fileExists(atPath: taxonomyURL.path)
             ? try LabelTaxonomy(contentsOf: taxonomyURL, classCount: description.labels.count)
@@ -36,7 +38,9 @@ public struct LabelSet: Sendable {
         for label in description.labels where taxonomy.labels[taxonomy.leafIndexByClass[label.index]].identifier != label.identifier {
             throw .malformed(file: "taxonomy.json", reason: "class \(label.index) is '\(taxonomy.labels[taxonomy.leafIndexByClass[label.index]].identifier)' but model.json says '\(label.identifier)'")
         }
-        let calibrationURL = directory.appending(path: "calibration.json")
+        let int8CalibrationURL = directory.appending(path: CalibrationFile.fileName(for: .int8))
+        let calibrationURL = precision == .int8 && FileManager.default.fileExists(atPath: int8CalibrationURL.path)
+            ? int8CalibrationURL : directory.appending(path: CalibrationFile.fileName(for: .fp32))
         let calibration = FileManager.default.fileExists(atPath: calibrationURL.path) ? try CalibrationFile(contentsOf: calibrationURL) : nil
         let vocabularyURL = directory.appending(path: "vocabulary.json")
         let vocabulary = FileManager.default.fileExists(atPath: vocabularyURL.path)

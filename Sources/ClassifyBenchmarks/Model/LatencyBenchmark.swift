@@ -90,10 +90,10 @@ package enum LatencyBenchmark {
 
     /// Time to load the model in `directory` and run one inference, in milliseconds (with
     /// `.thread`, the calling thread's CPU time; the load runs on it).
-    package static func measureLoad(directory: URL, clock: Clock = .wall) throws -> Double {
+    package static func measureLoad(directory: URL, precision: InferencePrecision = .fp32, clock: Clock = .wall) throws -> Double {
         func now() -> UInt64 { clock == .wall ? DispatchTime.now().uptimeNanoseconds : threadCPUNanoseconds() }
         let start = now()
-        let model = try ImageClassifierModel(contentsOf: directory)
+        let model = try ImageClassifierModel(contentsOf: directory, precision: precision)
         _ = model.infer { $0.update(repeating: 0) }
         return Double(now() - start) / 1e6
     }

@@ -52,8 +52,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let directory = try modelOptions.modelDirectory()
         let timing = LatencyBenchmark.Clock(rawValue: clock) ?? .wall
-        let loadMilliseconds = try LatencyBenchmark.measureLoad(directory: directory, clock: timing)
-        let model = try ImageClassifierModel(contentsOf: directory)
+        let precision = modelOptions.precision
+        let loadMilliseconds = try LatencyBenchmark.measureLoad(directory: directory, precision: precision, clock: timing)
+        let model = try ImageClassifierModel(contentsOf: directory, precision: precision)
         var report = LatencyBenchmark.run(model: model, threads: threads, iterations: iterations, profileLayers: layers,
                                            clock: timing)
         report.loadMilliseconds = loadMilliseconds
@@ -63,6 +64,7 @@ struct BenchCommand: AsyncParsableCommand {
                 "median_ms": report.medianMilliseconds, "p90_ms": report.p90Milliseconds,
                 "min_ms": report.minimumMilliseconds, "mean_ms": report.meanMilliseconds, "load_ms": loadMilliseconds,
                 "kernels": KernelPath.current.rawValue, "clock": clock,
+                "precision": precision.rawValue, "int8_kernels": KernelPath.currentInt8Variant,
             ]
             if let layers = report.layers {
                 object["layers"] = layers.map { ["name": $0.name, "kind": $0.kind, "output": $0.outputShape, "median_ms": $0.medianMilliseconds, "min_ms": $0.minimumMilliseconds] }
@@ -71,8 +73,9 @@ struct BenchCommand: AsyncParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        print(String(format: "model latency, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.2f ms, p90 %.2f ms, min %.2f ms; load + first inference %.1f ms",
-                     KernelPath.current.rawValue as NSString, report.threads, report.iterations, clock as NSString, report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds, loadMilliseconds))
+        let kernelsUsed = precision == .int8 ? "\(KernelPath.current.rawValue) (int8: \(KernelPath.currentInt8Variant))" : KernelPath.current.rawValue
+        print(String(format: "model latency, %@, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.2f ms, p90 %.2f ms, min %.2f ms; load + first inference %.1f ms",
+                     precision.rawValue as NSString, kernelsUsed as NSString, report.threads, report.iterations, clock as NSString, report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds, loadMilliseconds))
         for layer in report.layers ?? [] {
             print(String(format: "%-24@ %-28@ %-12@ %7.3f ms (min %.3f)", layer.name as NSString, layer.kind as NSString,
                          layer.outputShape as NSString, layer.medianMilliseconds, layer.minimumMilliseconds))

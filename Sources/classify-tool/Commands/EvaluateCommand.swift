@@ -14,10 +14,12 @@ struct EvaluateCommand: AsyncParsableCommand {
 
             Example:
               classify-tool evaluate ~/labelled-photos --compare-full-decode
+              classify-tool evaluate ~/labelled-photos --precision int8 --compare-fp32
             """)
 
     @Argument(help: "Folder of labelled images.") var folder: String
     @Flag(help: "Also decode every JPEG at full size and report the difference DCT scaling makes.") var compareFullDecode = false
+    @Flag(help: "Also classify at fp32 and report how often the top-1 label agrees (with --precision int8).") var compareFp32 = false
     @Flag(help: "Print one JSON object.") var json = false
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @OptionGroup var modelOptions: ModelOptions
@@ -25,6 +27,8 @@ struct EvaluateCommand: AsyncParsableCommand {
 
     struct Accuracy: Codable {
         var images = 0, failed = 0, top1 = 0, top5 = 0
+        /// Top-1 leaf label per image path.
+        var predictions: [String: String] = [:]
         var top1Rate: Double { images > 0 ? Double(top1) / Double(images) : 0 }
         var top5Rate: Double { images > 0 ? Double(top5) / Double(images) : 0 }
     }
@@ -41,6 +45,15 @@ struct EvaluateCommand: AsyncParsableCommand {
         var reduced = ImageClassifier(model: model)
         reduced.decodesAtReducedSize = true
         let scaled = try await measure(leaves, classifier: reduced)
+        var fp32: Accuracy?
+        if compareFp32 {
+            var classifier = ImageClassifier(model: try ImageClassifierModel.shared(directory: model.directory, precision: .fp32))
+            classifier.decodesAtReducedSize = true
+            fp32 = try await measure(leaves, classifier: classifier)
+        }
+        let agreement = fp32.map { fp32 in
+            Double(scaled.predictions.filter { fp32.predictions[$0.key] == $0.value }.count) / Double(max(scaled.predictions.count, 1))
+        }
         var full: Accuracy?
         if compareFullDecode {
             var classifier = ImageClassifier(model: model)
@@ -50,11 +63,17 @@ struct EvaluateCommand: AsyncParsableCommand {
         if json {
             var object: [String: Any] = ["images": scaled.images, "failed": scaled.failed, "top1": scaled.top1Rate, "top5": scaled.top5Rate]
             if let full { object["fullDecode"] = ["top1": full.top1Rate, "top5": full.top5Rate] }
+            if let fp32, let agreement { object["fp32"] = ["top1": fp32.top1Rate, "top5": fp32.top5Rate, "top1Agreement": agreement] }
+            object["precision"] = model.precision.rawValue
             Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
             return
         }
-        Terminal.out(String(format: "%d images (%d failed, %d unlabelled skipped): top-1 %.3f, top-5 %.3f (JPEG decoded at reduced size)",
-                            scaled.images, scaled.failed, set.unlabelled.count, scaled.top1Rate, scaled.top5Rate))
+        Terminal.out(String(format: "%d images (%d failed, %d unlabelled skipped): top-1 %.3f, top-5 %.3f (%@, JPEG decoded at reduced size)",
+                            scaled.images, scaled.failed, set.unlabelled.count, scaled.top1Rate, scaled.top5Rate, model.precision.rawValue as NSString))
+        if let fp32, let agreement {
+            Terminal.out(String(format: "fp32: top-1 %.3f, top-5 %.3f; top-1 label the same as fp32's on %.1f%% of the images",
+                                fp32.top1Rate, fp32.top5Rate, agreement * 100))
+        }
         if let full {
             Terminal.out(String(format: "full-size decoding: top-1 %.3f, top-5 %.3f; DCT scaling changes top-1 by %+.1f points",
                                 full.top1Rate, full.top5Rate, (scaled.top1Rate - full.top1Rate) * 100))
@@ -74,6 +93,7 @@ struct EvaluateCommand: AsyncParsableCommand {
             }
             let truth = taxonomy.labels[image.labelIndex].identifier
             let ranked = result.observations.filter(\.isLeaf).prefix(5).map(\.identifier)
+            if let first = ranked.first { accuracy.predictions[image.url.path] = first }
             if ranked.first == truth { accuracy.top1 += 1 }
             if ranked.contains(truth) { accuracy.top5 += 1 }
         })

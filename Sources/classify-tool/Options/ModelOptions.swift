@@ -9,11 +9,15 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Model directory (default: $CLASSIFY_MODEL_DIR, else the installed model).", valueName: "dir"))
     var model: String?
 
+    @Option(help: ArgumentHelp("Arithmetic of the network: fp32, or int8 (needs quantization.json in the model directory).", valueName: "precision"))
+    var precision: InferencePrecision = .fp32
+
     /// The model from `--model`, `$CLASSIFY_MODEL_DIR`, the installed layout or the checkout (named with `--verbose`).
     func loadModel() throws -> ImageClassifierModel {
         let directory = try modelDirectory()
         Terminal.debug("model: \(directory.standardizedFileURL.path)")
-        return try ImageClassifierModel.shared(directory: directory)
+        Terminal.debug("precision: \(precision.rawValue)")
+        return try ImageClassifierModel.shared(directory: directory, precision: precision)
     }
 
     /// The directory `loadModel` reads.
@@ -28,3 +32,5 @@ struct ModelOptions: ParsableArguments {
         return try ModelLocator.defaultModelDirectory()
     }
 }
+
+extension InferencePrecision: ExpressibleByArgument {}

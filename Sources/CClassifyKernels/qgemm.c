@@ -1,0 +1,186 @@
+#include <string.h>
+
+#include "CClassifyKernels.h"
+#include "dispatch.h"
+#include "parallel.h"
+#include "qgemm.h"
+
+// Int8 pointwise convolution / fully connected layer as an integer GEMM (see cls_qgemm):
+// activations quantized to uint8 with a zero point (one scale per tensor), weights int8 with
+// one scale per output channel and no zero point, products summed exactly in int32. The zero
+// point is taken out after the sum: sum (q - z) w = sum q w - z sum w, and z sum w is a
+// per-channel constant computed at load (`offset`), so the inner loop is a plain u8 x s8 dot
+// product, which is what vpdpbusd (VNNI) computes four at a time.
+//
+// This file holds the packing, the quantization of activations, the portable body (plain C
+// over the packed layout) and the choice of variant; the vector bodies are in qgemm_avx2.c,
+// qgemm_avx_vnni.c and qgemm_avx512_vnni.c. Every variant's store is the same fma, clamp,
+// residual add and clamp, in the same order, so all of them give bit-identical outputs.
+
+size_t cls_qgemm_row_bytes(size_t k) { return (k + QGEMM_QUAD - 1) / QGEMM_QUAD * QGEMM_QUAD; }
+
+size_t cls_qgemm_packed_bytes(size_t k, size_t n) {
+    return (n + QGEMM_PANEL - 1) / QGEMM_PANEL * QGEMM_PANEL * cls_qgemm_row_bytes(k);
+}
+
+void cls_qgemm_pack_weights(const int8_t *weights, size_t k, size_t n, int8_t *packed) {
+    const size_t quads = cls_qgemm_row_bytes(k) / QGEMM_QUAD, panels = (n + QGEMM_PANEL - 1) / QGEMM_PANEL;
+    for (size_t p = 0; p < panels; p++) {
+        int8_t *panel = packed + p * quads * QGEMM_PANEL * QGEMM_QUAD;
+        for (size_t i = 0; i < quads; i++)
+            for (size_t j = 0; j < QGEMM_PANEL; j++)
+                for (size_t u = 0; u < QGEMM_QUAD; u++) {
+                    const size_t column = p * QGEMM_PANEL + j, input = i * QGEMM_QUAD + u;
+                    panel[(i * QGEMM_PANEL + j) * QGEMM_QUAD + u] = column < n && input < k ? weights[column * k + input] : 0;
+                }
+    }
+}
+
+static void quantize_row_portable(const float *x, size_t k, float inverse_scale, int zero_point, uint8_t *q) {
+    for (size_t i = 0; i < k; i++) q[i] = cls_quantize_one(x[i], inverse_scale, zero_point);
+}
+
+void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale,
+                             int zero_point, uint8_t *q, size_t ldq) {
+    const size_t padded = cls_qgemm_row_bytes(k);
+    for (size_t r = 0; r < rows; r++) {
+        const float *row = x + r * ldx;
+        uint8_t *out = q + r * ldq;
+#if CLS_HAS_AVX512_VARIANT
+        if (variant == CLS_INT8_AVX512_VNNI) cls_quantize_u8_avx512(row, k, inverse_scale, zero_point, out);
+        else if (variant >= CLS_INT8_AVX2) cls_quantize_u8_avx2(row, k, inverse_scale, zero_point, out);
+        else quantize_row_portable(row, k, inverse_scale, zero_point, out);
+#else
+        (void)variant;
+        quantize_row_portable(row, k, inverse_scale, zero_point, out);
+#endif
+        for (size_t i = k; i < padded; i++) out[i] = (uint8_t)zero_point;
+    }
+}
+
+void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale, int zero_point,
+                     uint8_t *q, size_t ldq) {
+    cls_quantize_u8_variant(cls_int8_variant(), x, rows, k, ldx, inverse_scale, zero_point, q, ldq);
+}
+
+// The portable body: one row against one panel at a time, the 16 channels' sums side by side
+// (a loop the compiler can vectorize). No blocking; it is the fallback for CPUs without AVX2
+// and a second, plain reading of the packed layout for the tests.
+static void rect_portable(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1) {
+    const size_t r0 = g->m * b0 / g->row_blocks, r1 = g->m * b1 / g->row_blocks;
+    for (size_t r = r0; r < r1; r++) {
+        const uint8_t *row = g->q + r * g->ldq;
+        float *out = g->c + r * g->ldc;
+        const float *res = g->residual ? g->residual + r * g->ldc : 0;
+        for (size_t p = p0; p < p1; p++) {
+            const int8_t *panel = g->packed + p * g->quads * QGEMM_PANEL * QGEMM_QUAD;
+            int32_t acc[QGEMM_PANEL] = {0};
+            for (size_t i = 0; i < g->quads; i++) {
+                const int32_t x0 = row[4 * i], x1 = row[4 * i + 1], x2 = row[4 * i + 2], x3 = row[4 * i + 3];
+                const int8_t *w = panel + i * QGEMM_PANEL * QGEMM_QUAD;
+                for (size_t j = 0; j < QGEMM_PANEL; j++)
+                    acc[j] += x0 * w[4 * j] + x1 * w[4 * j + 1] + x2 * w[4 * j + 2] + x3 * w[4 * j + 3];
+            }
+            for (size_t j = 0; j < QGEMM_PANEL; j++) {
+                const size_t column = p * QGEMM_PANEL + j;
+                if (column >= g->n) break;
+                out[column] = cls_qgemm_store_one(g, acc[j], column, res ? res + column : 0);
+            }
+        }
+    }
+}
+
+void cls_qgemm_rect_panels(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1, qgemm_panel_tile_fn tile) {
+    enum { L2_CHUNK_BYTES = 96 * 1024 };
+    size_t chunk_blocks = L2_CHUNK_BYTES / (g->ldq * g->tile_m + 1);
+    if (chunk_blocks < 1) chunk_blocks = 1;
+    for (size_t chunk = b0; chunk < b1; chunk += chunk_blocks) {
+        const size_t chunk_end = chunk + chunk_blocks < b1 ? chunk + chunk_blocks : b1;
+        for (size_t p = p0; p < p1; p++) {
+            const int8_t *b = g->packed + p * g->quads * QGEMM_PANEL * QGEMM_QUAD;
+            const size_t column = p * QGEMM_PANEL;
+            const int nr = g->n - column < QGEMM_PANEL ? (int)(g->n - column) : QGEMM_PANEL;
+            for (size_t blk = chunk; blk < chunk_end; blk++) {
+                // Rows spread evenly over the row blocks, as in gemm.c.
+                const size_t r0 = g->m * blk / g->row_blocks;
+                const int mr = (int)(g->m * (blk + 1) / g->row_blocks - r0);
+                const float *res = g->residual ? g->residual + r0 * g->ldc + column : 0;
+                tile(mr, g, g->q + r0 * g->ldq, b, column, nr, g->c + r0 * g->ldc + column, res);
+            }
+        }
+    }
+}
+
+typedef void (*qgemm_rect_fn)(const qgemm_job *, size_t, size_t, size_t, size_t);
+
+typedef struct {
+    qgemm_job job;
+    qgemm_rect_fn rect;
+} qgemm_call;
+
+static void qgemm_task(void *context, int task) {
+    const qgemm_call *call = context;
+    const qgemm_job *g = &call->job;
+    const int mi = task / g->n_tasks, ni = task % g->n_tasks;
+    const size_t b0 = g->row_blocks * (size_t)mi / (size_t)g->m_tasks;
+    const size_t b1 = g->row_blocks * (size_t)(mi + 1) / (size_t)g->m_tasks;
+    const size_t steps = (g->panels + g->panel_step - 1) / g->panel_step;
+    const size_t p0 = steps * (size_t)ni / (size_t)g->n_tasks * g->panel_step;
+    size_t p1 = steps * (size_t)(ni + 1) / (size_t)g->n_tasks * g->panel_step;
+    if (p1 > g->panels) p1 = g->panels;
+    if (b0 < b1 && p0 < p1) call->rect(g, b0, b1, p0, p1);
+}
+
+void cls_qgemm_variant(int variant, size_t m, size_t n, size_t k, const uint8_t *q, size_t ldq,
+                       const int8_t *packed, const int32_t *offset, const float *scale, const float *bias,
+                       float lower, float upper, const float *residual, float residual_lower,
+                       float residual_upper, float *c, size_t ldc) {
+    if (m == 0 || n == 0) return;
+    qgemm_call call = {
+        .job = {
+            .m = m, .n = n, .k = k, .quads = cls_qgemm_row_bytes(k) / QGEMM_QUAD, .ldq = ldq, .ldc = ldc,
+            .q = q, .packed = packed, .offset = offset, .scale = scale, .bias = bias, .residual = residual, .c = c,
+            .lower = lower, .upper = upper, .residual_lower = residual_lower, .residual_upper = residual_upper,
+            .tile_m = 1, .panels = (n + QGEMM_PANEL - 1) / QGEMM_PANEL, .panel_step = 1, .m_tasks = 1, .n_tasks = 1,
+        },
+        .rect = rect_portable,
+    };
+#if CLS_HAS_AVX512_VARIANT
+    switch (variant) {
+    case CLS_INT8_AVX512_VNNI:
+        call.rect = cls_qgemm_rect_avx512_vnni;
+        call.job.tile_m = QGEMM_TILE_M_AVX512;
+        call.job.panel_step = QGEMM_GROUP_AVX512;
+        break;
+    case CLS_INT8_AVX_VNNI:
+        call.rect = cls_qgemm_rect_avx_vnni;
+        call.job.tile_m = QGEMM_TILE_M_AVX_VNNI;
+        break;
+    case CLS_INT8_AVX2:
+        call.rect = cls_qgemm_rect_avx2;
+        call.job.tile_m = QGEMM_TILE_M_AVX2;
+        break;
+    default: break;
+    }
+#else
+    (void)variant;
+#endif
+    qgemm_job *g = &call.job;
+    g->row_blocks = (m + g->tile_m - 1) / g->tile_m;
+    const int threads = cls_parallel_thread_count();
+    if (threads > 1) {
+        // As in gemm.c: cut along whichever operand is larger, a few tasks per thread.
+        const int want = threads * 2;
+        const size_t steps = (g->panels + g->panel_step - 1) / g->panel_step;
+        if (m >= n) g->m_tasks = (size_t)want < g->row_blocks ? want : (int)g->row_blocks;
+        else g->n_tasks = (size_t)want < steps ? want : (int)steps;
+    }
+    cls_parallel_run(qgemm_task, &call, g->m_tasks * g->n_tasks);
+}
+
+void cls_qgemm(size_t m, size_t n, size_t k, const uint8_t *q, size_t ldq, const int8_t *packed,
+               const int32_t *offset, const float *scale, const float *bias, float lower, float upper,
+               const float *residual, float residual_lower, float residual_upper, float *c, size_t ldc) {
+    cls_qgemm_variant(cls_int8_variant(), m, n, k, q, ldq, packed, offset, scale, bias, lower, upper, residual,
+                      residual_lower, residual_upper, c, ldc);
+}

@@ -1,0 +1,97 @@
+import CClassifyKernels
+
+/// A weight matrix in int8 with one scale per output channel, packed for the int8 kernels
+/// (`cls_qgemm`), together with what its store needs: y = clamp(W x + b) computed as
+/// `fma(float(sum q w - zeroPoint * sum w), inputScale * weightScale, bias)` from uint8 inputs.
+///
+/// Weights are symmetric (no zero point) in -127...127: the scale of output channel j is
+/// max |w[j][.]| / 127. The zero point of the input tensor, known at load, is folded into one
+/// int32 per channel (`offsets`).
+///
+/// Usage: `let matrix = QuantizedMatrix(weights: w, outputs: n, inputs: k, bias: b, input: quantization)`
+struct QuantizedMatrix: Sendable {
+    let inputs: Int
+    let outputs: Int
+    let input: ActivationQuantization
+    /// The int8 weights, [outputs][inputs] (kept for the reference and the tests).
+    let weights: [Int8]
+    let weightScales: [Float]
+    let packed: AlignedArray<Int8>
+    let offsets: AlignedArray<Int32>
+    /// input.scale * weightScales[j].
+    let scales: AlignedArray<Float>
+    let bias: AlignedArray<Float>
+
+    /// - Parameter weights: [outputs][inputs], fp32.
+    init(weights: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization) {
+        precondition(weights.count == outputs * inputs && bias.count == outputs)
+        let (values, scales) = Self.quantize(weights: weights, outputs: outputs, inputs: inputs)
+        self.init(quantizedWeights: values, weightScales: scales, outputs: outputs, inputs: inputs, bias: bias, input: input)
+    }
+
+    /// From already quantized weights [outputs][inputs] and their per-channel scales.
+    init(quantizedWeights: [Int8], weightScales: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization) {
+        precondition(quantizedWeights.count == outputs * inputs && weightScales.count == outputs && bias.count == outputs)
+        self.inputs = inputs
+        self.outputs = outputs
+        self.input = input
+        self.weights = quantizedWeights
+        self.weightScales = weightScales
+        packed = AlignedArray(count: cls_qgemm_packed_bytes(inputs, outputs)) { packed in
+            quantizedWeights.withUnsafeBufferPointer { cls_qgemm_pack_weights($0.baseAddress, inputs, outputs, packed) }
+        }
+        offsets = AlignedArray((0..<outputs).map { j in
+            Int32(input.zeroPoint) * quantizedWeights[j * inputs..<(j + 1) * inputs].reduce(Int32(0)) { $0 + Int32($1) }
+        })
+        self.scales = AlignedArray(weightScales.map { input.scale * $0 })
+        self.bias = AlignedArray(bias)
+    }
+
+    /// Symmetric per-output-channel quantization of [outputs][inputs] weights.
+    static func quantize(weights: [Float], outputs: Int, inputs: Int) -> (values: [Int8], scales: [Float]) {
+        var values = [Int8](repeating: 0, count: weights.count)
+        var scales = [Float](repeating: 1, count: outputs)
+        for j in 0..<outputs {
+            let row = weights[j * inputs..<(j + 1) * inputs]
+            let largest = row.reduce(Float(0)) { max($0, abs($1)) }
+            guard largest > 0, largest.isFinite else { continue }
+            let scale = largest / 127
+            scales[j] = scale
+            for (i, w) in row.enumerated() {
+                values[j * inputs + i] = Int8((w / scale).rounded(.toNearestOrEven).clamped(to: -127...127))
+            }
+        }
+        return (values, scales)
+    }
+
+    /// Weights [n][k] back from the fp32 GEMM's panels (`cls_gemm_pack_weights`: [n/16][k][16]).
+    static func unpackFloatPanels(_ packed: UnsafePointer<Float>, inputs k: Int, outputs n: Int) -> [Float] {
+        var weights = [Float](repeating: 0, count: n * k)
+        for column in 0..<n {
+            let panel = column / 16, lane = column % 16
+            for i in 0..<k { weights[column * k + i] = packed[(panel * k + i) * 16 + lane] }
+        }
+        return weights
+    }
+
+    /// Bytes of one quantized input row (inputs rounded up to 4).
+    var rowBytes: Int { cls_qgemm_row_bytes(inputs) }
+
+    /// Floats of scratch `rows` quantized input rows take.
+    func scratchCount(rows: Int) -> Int { (rows * rowBytes + 3) / 4 }
+
+    /// output[r][j] for `rows` rows of `source` (row stride `inputs` floats): quantizes the rows
+    /// into `scratch`, then runs the int8 GEMM with the clamp and optional residual in its store.
+    func run(
+        rows: Int, source: UnsafePointer<Float>, activation: Activation, residual: UnsafePointer<Float>?,
+        residualActivation: Activation, output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
+    ) {
+        let (lower, upper) = activation.clampRange
+        let (residualLower, residualUpper) = residualActivation.clampRange
+        let quantized = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: UInt8.self)
+        cls_quantize_u8(source, rows, inputs, inputs, input.inverseScale, Int32(input.zeroPoint), quantized, rowBytes)
+        cls_qgemm(
+            rows, outputs, inputs, quantized, rowBytes, packed.base, offsets.base, scales.base, bias.base,
+            lower, upper, residual, residualLower, residualUpper, output, outputs)
+    }
+}
