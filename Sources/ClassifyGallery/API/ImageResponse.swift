@@ -19,8 +19,26 @@ struct ImageResponse: ResponseCodable, Sendable {
     var error: FailureDescription?
     var labels: [LabelConfidence]
     var colors: [ColorShare]
+    /// The stored faces, highest confidence first; nil when faces were not looked for.
+    var faces: [FaceBox]?
     var thumbnail: String
     var preview: String
+}
+
+/// A stored face: its box in pixels of the upright image (top-left origin) and confidence, as
+/// `classify-tool show --format json` gives it.
+struct FaceBox: Codable, Sendable {
+    var x: Double
+    var y: Double
+    var width: Double
+    var height: Double
+    var confidence: Double
+
+    init(_ face: IndexedFace) {
+        x = GalleryJSON.rounded(face.x); y = GalleryJSON.rounded(face.y)
+        width = GalleryJSON.rounded(face.width); height = GalleryJSON.rounded(face.height)
+        confidence = GalleryJSON.rounded(face.confidence)
+    }
 }
 
 /// A dominant color and the share of the picture it covers.
