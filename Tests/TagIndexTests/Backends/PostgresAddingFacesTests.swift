@@ -25,7 +25,7 @@ struct PostgresAddingFacesTests {
         let descriptor = try await PostgresTestServer.freshDatabase()
         let run = try await PostgresIndexRun.begin(descriptor, roots: [Self.root], labels: Self.labels, model: Self.model, settings: SharedRunSettings())
         let worker = run.makeWorker()
-        try await worker.write([Self.entry("a.jpg", [("dog", 0.9)]), Self.entry("b.jpg", [("groom", 0.4)])], completing: [])
+        _ = try await worker.write([Self.entry("a.jpg", [("dog", 0.9)]), Self.entry("b.jpg", [("groom", 0.4)])], completing: [])
         let page = try await worker.imagesWithoutFaces(after: nil, limit: 10)
         #expect(page == [ImageWithoutFaces(path: "lib:/a.jpg", contentHash: "hash-a.jpg"), ImageWithoutFaces(path: "lib:/b.jpg", contentHash: "hash-b.jpg")])
         #expect(try await worker.imagesWithoutFaces(after: "lib:/a.jpg", limit: 10).map(\.path) == ["lib:/b.jpg"])

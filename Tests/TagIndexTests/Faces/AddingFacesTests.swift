@@ -70,13 +70,13 @@ struct AddingFacesTests {
     @Test func aCorrectionStillAppliesToAnImageGivenFaces() throws {
         let directory = try TemporaryDirectory()
         let index = try Self.makeIndex(directory)
-        try index.removeLabel("groom", from: ["/f/b.jpg"])
+        _ = try index.removeLabel("groom", from: ["/f/b.jpg"])
         #expect(try index.search("groom").hits.isEmpty)
         try index.addFaces([FacesFound(path: "/f/b.jpg", contentHash: Self.hash("b.jpg"), faces: [FaceIndexTests.face(5, 0.8)])])
         #expect(try index.search("groom").hits.isEmpty)
         #expect(try index.search("face").hits.map(\.path) == ["/f/b.jpg"])
         // Undoing the correction brings back what the model said, with the face label beside it.
-        try index.addLabel("groom", to: ["/f/b.jpg"])
+        _ = try index.addLabel("groom", to: ["/f/b.jpg"])
         #expect(try index.search("groom").hits.map(\.path) == ["/f/b.jpg"])
         #expect(try index.search("face").hits.map(\.path) == ["/f/b.jpg"])
     }
