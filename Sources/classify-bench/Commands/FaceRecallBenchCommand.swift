@@ -87,7 +87,7 @@ struct FaceRecallBenchCommand: ParsableCommand {
             var faces = try FaceRecallSet.TruthFace.find(in: image, file: file, detectors: [mtcnn, truthBlaze]).filter { $0.size >= minFace }
             faces = faces.enumerated().compactMap { k, face -> FaceRecallSet.TruthFace? in
                 if let crops, let bytes = try? JPEGEncoder(quality: 85).encode(FaceRecallSet.reviewCrop(of: image, box: face.box)) {
-                    FileManager.default.createFile(atPath: "\(crops)/\(file)#\(k).jpg", contents: Data(bytes))
+                    _ = FileManager.default.createFile(atPath: "\(crops)/\(file)#\(k).jpg", contents: Data(bytes))
                 }
                 if rejected.contains("\(file)#\(k)") { rejectedCount += 1; return nil }
                 return face
