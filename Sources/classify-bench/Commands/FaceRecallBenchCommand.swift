@@ -28,7 +28,7 @@ struct FaceRecallBenchCommand: ParsableCommand {
             FILE#K.jpg; list the false ones in a --reject file, one FILE#K a line.
 
             Example:
-              classify-bench face-recall ../shared/data/imagenet-calib --crops /tmp/crops
+              classify-bench face-recall ~/photos-with-people --crops /tmp/crops
               classify-bench face-recall DIR --reject rejects.txt --blaze whole@256,tiles0.6@512
             """)
 
