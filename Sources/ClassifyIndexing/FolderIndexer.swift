@@ -93,6 +93,10 @@ public struct FolderIndexer: Sendable {
         /// Files in the folders passed over as not images (see ``Options/skippedFile``).
         /// Usage: `print("\(report.skippedNonImages) files skipped")`
         public var skippedNonImages = 0
+        /// Images the index held without faces (indexed before faces were on, or with
+        /// `--no-faces`) whose faces this run found and stored, without classifying them again.
+        /// Usage: `print("faces added to \(report.facesAdded) photos")`
+        public var facesAdded = 0
         /// True when the run was cancelled: nothing was removed, and the next run resumes.
         public var interrupted = false
         public var elapsed: Duration = .zero
@@ -104,7 +108,8 @@ public struct FolderIndexer: Sendable {
     public let index: SQLiteIndex
     public let classifier: ImageClassifier
     public let vocabulary: IndexVocabulary
-    /// Finds and stores the faces of every classified image; nil skips faces (`index` without `--faces`).
+    /// Finds and stores the faces of every classified image, and of the images the index holds
+    /// without faces; nil skips faces (`index --no-faces`).
     public let faceDetector: FaceDetector?
 
     /// Usage: `FolderIndexer(index: index, classifier: classifier, faceDetector: FaceDetector(model: try .shared()))`
@@ -134,8 +139,14 @@ public struct FolderIndexer: Sendable {
         let start = clock.now
         // The writer lock first: a second run stops at once with "another index run is writing"
         // instead of waiting for the first run's transaction to write the taxonomy.
-        let run = try index.beginRun(roots: options.roots, model: vocabulary.stamp)
+        let run = try index.beginRun(roots: options.roots, model: self.vocabulary.stamp)
+        // Without a detector the faces stored by earlier runs stay, and so does the face label
+        // (below person) in the taxonomy: the entries are the same either way.
+        let vocabulary: IndexVocabulary
         do {
+            var keepsFaceLabel = false
+            if faceDetector == nil { keepsFaceLabel = try index.labelImageCounts()[IndexVocabulary.faceLabel, default: 0] > 0 }
+            vocabulary = keepsFaceLabel ? IndexVocabulary(model: classifier.model, faces: true) : self.vocabulary
             try vocabulary.install(into: index)
         } catch {
             run.cancel()
@@ -150,7 +161,7 @@ public struct FolderIndexer: Sendable {
         var batch: [IndexEntry] = []
         var lastCommit = clock.now
         let pipeline = ClassificationPipeline(classifier: classifier, jobs: options.jobs)
-        let work = makeWork(run: run)
+        let work = makeWork(run: run, vocabulary: vocabulary)
 
         func flush() throws {
             guard !batch.isEmpty else { return }
@@ -191,6 +202,15 @@ public struct FolderIndexer: Sendable {
                 progress(state)
             })
             try flush()
+            if let faceDetector, !Task.isCancelled, scan.snapshot().complete, scan.snapshot().error == nil {
+                // Images indexed without faces get them now, inside the run (the writer lock held).
+                let roots = options.roots.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+                let tagIndex = self.index
+                report.facesAdded = try await FaceBackfill(detector: faceDetector, decoder: classifier.decoder, jobs: pipeline.jobs).run(
+                    page: { after in try tagIndex.imagesWithoutFaces(after: after, limit: 64) },
+                    localPath: { path in roots.contains { path.hasPrefix($0) || path + "/" == $0 } ? path : nil },
+                    write: { try tagIndex.addFaces($0) })
+            }
         } catch {
             run.cancel()
             throw error
@@ -212,9 +232,8 @@ public struct FolderIndexer: Sendable {
         return report
     }
 
-    private func makeWork(run: IndexRun) -> @Sendable (Candidate) -> Outcome {
+    private func makeWork(run: IndexRun, vocabulary: IndexVocabulary) -> @Sendable (Candidate) -> Outcome {
         let classifier = classifier
-        let vocabulary = vocabulary
         let faceDetector = faceDetector
         return { candidate in
             switch candidate {
@@ -242,11 +261,7 @@ public struct FolderIndexer: Sendable {
                     return .databaseError(error)
                 }
                 do throws(ClassificationError) {
-                    let result = try classifier.classify(data: bytes)
-                    // The faces are looked for in a second decode at the detector's analysis
-                    // resolution; an image that classified decodes again, so a failure here is
-                    // stored as "faces not looked for" rather than failing the image.
-                    let faces = faceDetector.flatMap { try? $0.detect(data: bytes) }
+                    let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
                     return .write(vocabulary.entry(for: result, faces: faces, file: facts, contentHash: hash), known: known)
                 } catch {
                     return .write(vocabulary.entry(for: error, file: facts, contentHash: hash), known: known)

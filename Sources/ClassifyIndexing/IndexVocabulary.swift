@@ -21,8 +21,10 @@ public struct IndexVocabulary: Sendable {
     /// marked as something the classifier cannot see. Empty when the model has none.
     public let searchWords: [VocabularyWord]
 
-    /// Whether faces are detected and stored: adds the ``faceLabel`` to the taxonomy and changes
-    /// the stamp, so switching faces on or off re-indexes stored images.
+    /// Whether faces are detected and stored: adds the ``faceLabel`` to the taxonomy. The stamp
+    /// does not change with it (faces do not change what the classifier says): images indexed
+    /// without faces keep their labels and get their faces added by the next run with faces
+    /// (``FolderIndexer/Report/facesAdded``).
     public let faces: Bool
 
     /// The label an image gets when faces are found in it, with the best face's confidence:
@@ -30,15 +32,6 @@ public struct IndexVocabulary: Sendable {
     /// with faces too (``SQLiteIndex/faceLabel``, which search and calibrated filters know).
     /// Usage: `IndexVocabulary.faceLabel`
     public static let faceLabel = SQLiteIndex.faceLabel
-
-    /// What a stamp's version carries when faces are indexed (the detector and its version).
-    static let facesStampMark = "+faces.mtcnn1"
-
-    /// Whether an index whose installed stamp is `stamp` (``SQLiteIndex/installedModel()``) was built
-    /// with faces: the default of the next run, so `index` keeps what the index has.
-    ///
-    /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try index.installedModel())`
-    public static func hasFaces(stamp: String?) -> Bool { stamp?.contains(facesStampMark) ?? false }
 
     /// Usage: `let vocabulary = IndexVocabulary(model: try .shared(), faces: true)`
     public init(model: ImageClassifierModel, faces: Bool = false) {
@@ -72,7 +65,7 @@ public struct IndexVocabulary: Sendable {
             hasher.update("\(label.identifier)<\(label.parents.joined(separator: ","))\n".utf8)
         }
         let fingerprint = String(hasher.finalizeHex().prefix(8))
-        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)" + (faces ? Self.facesStampMark : ""))
+        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)")
     }
 
     /// Installs the taxonomy, its curves and the search vocabulary in `index` (nothing is rewritten

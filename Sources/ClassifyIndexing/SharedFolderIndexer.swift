@@ -57,7 +57,8 @@ public struct SharedFolderIndexer: Sendable {
     public let database: any SharedIndex
     public let classifier: ImageClassifier
     public let vocabulary: IndexVocabulary
-    /// Finds and stores the faces of every classified image; nil skips faces.
+    /// Finds and stores the faces of every classified image, and of the images under the run's
+    /// roots the index holds without faces; nil skips faces.
     public let faceDetector: FaceDetector?
 
     /// Usage: `SharedFolderIndexer(database: shared, classifier: classifier)`
@@ -120,6 +121,23 @@ public struct SharedFolderIndexer: Sendable {
             throw error
         }
         var report = tally.withLock { $0.report }
+        if let faceDetector, !Task.isCancelled, scan.snapshot().complete {
+            // Images indexed without faces get them now (another indexer doing the same at once
+            // only repeats work: each write checks that the image still has no faces).
+            let worker = run.makeWorker()
+            do {
+                let roots = options.roots
+                report.facesAdded = try await FaceBackfill(detector: faceDetector, decoder: classifier.decoder, jobs: jobs).run(
+                    page: { after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
+                    localPath: { roots.localPath(forLibrary: $0) },
+                    write: { try await worker.addFaces($0) })
+            } catch {
+                await worker.close()
+                run.cancel()
+                throw error
+            }
+            await worker.close()
+        }
         let interrupted = Task.isCancelled || !scan.snapshot().complete
         if interrupted {
             report.summary = run.summary
@@ -289,8 +307,7 @@ public struct SharedFolderIndexer: Sendable {
     /// The classification (with faces, when they are looked for) or failure of a file's bytes.
     private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
-            let result = try classifier.classify(data: bytes)
-            let faces = faceDetector.flatMap { try? $0.detect(data: bytes) }
+            let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
             return vocabulary.entry(for: result, faces: faces, file: facts, contentHash: hash)
         } catch {
             return vocabulary.entry(for: error, file: facts, contentHash: hash)

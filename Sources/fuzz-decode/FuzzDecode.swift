@@ -16,8 +16,9 @@ import Foundation
 // Input layout: byte 0 chooses what the rest is: bits 0-1 = 0 image bytes, 1 EXIF in a JPEG, 2 EXIF
 // in a PNG, 3 image bytes decoded at reduced size; the other bits pick the reduced size.
 //
-// A decoded image of at most `faceDetectionPixelLimit` pixels also goes through the face
-// detector (any size and aspect ratio a file can claim: 1 x 60,000, 12 x 13, ...).
+// A decoded image of at most `faceDetectionPixelLimit` pixels also goes through both face
+// detectors, BlazeFace as `index` runs it and MTCNN (any size and aspect ratio a file can claim:
+// 1 x 60,000, 12 x 13, ...).
 
 /// The libFuzzer entry point: never returns non-zero; a bug is a crash, a sanitizer report or a
 /// broken invariant (which traps).
@@ -35,8 +36,10 @@ enum FuzzDecode {
     static let maximumPixelCount = 1 << 22
     /// Largest decoded image also run through face detection (small, so each input stays fast).
     static let faceDetectionPixelLimit = 1 << 16
-    static let faceDetector: FaceDetector = {
-        do { return FaceDetector(model: try FaceDetectorModel.shared()) } catch { fatalError("face model: \(error)") }
+    static let faceDetectors: [FaceDetector] = {
+        do { return [FaceDetector(model: try FaceDetectorModel.shared(.blazeFace)), FaceDetector(model: try FaceDetectorModel.shared(.mtcnn))] } catch {
+            fatalError("face model: \(error)")
+        }
     }()
 
     /// The image an input stands for, and the decoding size to ask for.
@@ -89,6 +92,10 @@ enum FuzzDecode {
 
     /// Faces in any decodable picture: a result or a typed error, boxes finite and on the picture's scale.
     static func checkFaces(in image: DecodedImage) {
+        for faceDetector in faceDetectors { checkFaces(in: image, with: faceDetector) }
+    }
+
+    static func checkFaces(in image: DecodedImage, with faceDetector: FaceDetector) {
         do {
             let result = try faceDetector.detect(in: image)
             precondition(result.width == image.originalWidth && result.height == image.originalHeight, "faces on another size")

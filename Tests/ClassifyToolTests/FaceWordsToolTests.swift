@@ -42,7 +42,8 @@ import Testing
         let portrait = try #require(rows.first { $0["path"] as? String == astronaut })
         #expect(portrait["faceCount"] as? Int == 1)
         let face = try #require((portrait["faces"] as? [[String: Any]])?.first)
-        #expect(((face["confidence"] as? NSNumber)?.doubleValue ?? 0) >= 0.95)
+        // index finds faces with BlazeFace: a stored face is at or above its minimum confidence, 0.6 (the astronaut scores 0.83).
+        #expect(((face["confidence"] as? NSNumber)?.doubleValue ?? 0) >= 0.6)
         #expect(((face["width"] as? NSNumber)?.doubleValue ?? 0) > 20)
         // The face label is exported under the default high-precision filter.
         #expect((portrait["labels"] as? [[String: Any]])?.contains { $0["identifier"] as? String == "face" } == true)

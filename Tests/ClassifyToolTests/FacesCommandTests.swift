@@ -44,8 +44,9 @@ import Testing
         #expect(bad.status == 1)
     }
 
-    /// `index --faces` stores faces; `faces:N`, `face`, `person` and `show` read them; later runs keep
-    /// faces on until `--no-faces`; a new index has none.
+    /// `index` stores faces by default; `faces:N`, `face`, `person` and `show` read them; an index
+    /// built with `--no-faces` gets its faces on the next run without classifying again, and says
+    /// so; `--no-faces` later leaves the stored faces alone.
     @Test func indexStoresFacesForSearchAndShow() throws {
         let fixture = try Fixture.empty("faces")
         defer { fixture.remove() }
@@ -53,16 +54,11 @@ import Testing
         try FileManager.default.copyItem(atPath: Self.astronaut, toPath: astronaut)
         try FileManager.default.copyItem(at: Fixture.sourcePhotos.appending(path: "cat-chelsea.jpg"), to: fixture.photos.appending(path: "cat.jpg"))
         let db = fixture.database.path
-        // A new index has no faces unless asked.
-        let plain = fixture.root.appending(path: "plain.sqlite").path
-        #expect(try Tool.run(["index", fixture.photos.path, "--db", plain, "--quiet"]).status == 0)
-        #expect(try Tool.run(["search", "faces:0+", "--db", plain]).lines.isEmpty)
-
-        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet", "--faces"]).status == 0)
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet"]).status == 0)
         #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
-        // The next run without the flag keeps the faces: nothing is classified again.
         let again = try Tool.run(["index", fixture.photos.path, "--db", db])
         #expect(again.lines.first?.contains("0 new, 0 updated") == true && again.lines.first?.contains("2 unchanged") == true, "\(again.lines)")
+        #expect(!again.stdout.contains("faces added"))
         #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
         #expect(try Tool.run(["search", "faces:0", "--db", db]).lines == [fixture.photos.appending(path: "cat.jpg").path])
         // The word finds the faces under the default calibrated filter and without one.
@@ -71,9 +67,23 @@ import Testing
         #expect(try Tool.run(["search", "people", "--db", db]).lines.contains(astronaut))
         let show = try Tool.run(["show", astronaut, "--db", db])
         #expect(show.stdout.contains("faces     1"))
+        // --no-faces looks for no faces but keeps those stored; nothing is classified again.
+        let off = try Tool.run(["index", fixture.photos.path, "--db", db, "--no-faces"])
+        #expect(off.lines.first?.contains("0 new, 0 updated") == true, "\(off.lines)")
+        #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
 
-        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet", "--no-faces"]).status == 0)
-        #expect(try Tool.run(["search", "faces:0+", "--db", db]).lines.isEmpty)
-        #expect(!(try Tool.run(["show", astronaut, "--db", db]).stdout.contains("faces ")))
+        // An index built without faces gets them on the next run, without classifying again.
+        let plain = fixture.root.appending(path: "plain.sqlite").path
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", plain, "--quiet", "--no-faces"]).status == 0)
+        #expect(try Tool.run(["search", "faces:0+", "--db", plain]).lines.isEmpty)
+        #expect(try Tool.run(["search", "face", "--db", plain]).lines.isEmpty)
+        let added = try Tool.run(["index", fixture.photos.path, "--db", plain])
+        #expect(added.status == 0)
+        #expect(added.lines.first?.contains("0 new, 0 updated") == true && added.lines.first?.contains("2 unchanged") == true, "\(added.lines)")
+        #expect(added.lines.contains("faces added to 2 photos indexed without them"), "\(added.lines)")
+        #expect(try Tool.run(["search", "faces:1", "--db", plain]).lines == [astronaut])
+        #expect(try Tool.run(["search", "face", "--db", plain]).lines == [astronaut])
+        #expect(try Tool.run(["show", astronaut, "--db", plain]).stdout.contains("faces     1"))
+        #expect(!(try Tool.run(["index", fixture.photos.path, "--db", plain]).stdout.contains("faces added")))
     }
 }

@@ -37,7 +37,7 @@ public struct ImageClassifier: Sendable {
         return try classify(decode(contentsOf: url))
     }
 
-    private func checkModelTakesImages() throws(ClassificationError) {
+    func checkModelTakesImages() throws(ClassificationError) {
         if let problem = model.imageInputProblem { throw ClassificationError(stage: .preprocess, reason: problem) }
     }
 
@@ -58,7 +58,7 @@ public struct ImageClassifier: Sendable {
         return classify(image)
     }
 
-    private var decodeTarget: Int? { decodesAtReducedSize ? model.description.input.resizeShortSide : nil }
+    var decodeTarget: Int? { decodesAtReducedSize ? model.description.input.resizeShortSide : nil }
 
     /// Classifies already-decoded pixels. The model must take images (`imageInputProblem == nil`).
     public func classify(_ image: DecodedImage) -> ClassificationResult {

@@ -44,31 +44,60 @@ struct BlazeFacePipeline: Sendable {
     /// The network's raw outputs for one image: `boxes` (16 per anchor) and `scores` (logits).
     func rawOutputs(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
         let input = network.description.input
-        let letterbox = Letterbox(imageWidth: width, imageHeight: height, side: input.width)
         let resampling = AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std)
+        return try rawOutputs(resampling, view: BlazeFaceViews.Rectangle(x: 0, y: 0, width: width, height: height, isTile: false))
+    }
+
+    /// The network's raw outputs for one view (a rectangle of the image, letterboxed alone).
+    private func rawOutputs(_ resampling: AreaResampling, view: BlazeFaceViews.Rectangle) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
+        let input = network.description.input
+        let letterbox = Letterbox(imageWidth: view.width, imageHeight: view.height, side: input.width)
         let border = ((0 - input.mean[0]) / input.std[0], (0 - input.mean[1]) / input.std[1], (0 - input.mean[2]) / input.std[2])
         let outputs = try network.run(height: input.height, width: input.width) { buffer in
-            letterbox.fill(from: resampling, border: border, into: buffer.baseAddress!)
+            letterbox.fill(from: resampling, region: (view.x, view.y), border: border, into: buffer.baseAddress!)
         }
         return (letterbox, outputs["boxes"] ?? [], outputs["scores"] ?? [])
     }
 
     /// Faces in `pixels` (RGB, `width * height * 3` bytes), highest score first, in pixels of the
-    /// image (boxes not clipped), keypoints as (x, y) pairs.
-    func detect(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> [FaceCandidate] {
+    /// image (boxes not clipped), keypoints as (x, y) pairs. With tiles (`views`), each view's
+    /// candidates are mapped to the image, a tile's candidates cut by one of its inner edges are
+    /// dropped, and all views' candidates are merged by one weighted non-maximum suppression.
+    func detect(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, views: BlazeFaceViews = .whole) throws(ModelLoadingError) -> [FaceCandidate] {
         guard width > 0, height > 0, pixels.count >= width * height * 3 else { return [] }
-        let (letterbox, boxes, logits) = try rawOutputs(pixels, width: width, height: height)
-        let candidates = boxes.withUnsafeBufferPointer { boxes in
-            logits.withUnsafeBufferPointer { logits in decoding.candidates(boxes: boxes, logits: logits) }
-        }
-        return WeightedNonMaximumSuppression.merge(candidates, threshold: suppressionThreshold).map { face in
-            let topLeft = letterbox.imagePoint(x: face.xMin, y: face.yMin), bottomRight = letterbox.imagePoint(x: face.xMax, y: face.yMax)
-            var keypoints: [Double] = []
-            for k in stride(from: 0, to: face.keypoints.count - 1, by: 2) {
-                let point = letterbox.imagePoint(x: face.keypoints[k], y: face.keypoints[k + 1])
-                keypoints += [point.x, point.y]
+        let input = network.description.input
+        let resampling = AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std)
+        var candidates: [FaceCandidate] = []
+        for view in views.rectangles(width: width, height: height) {
+            let (letterbox, boxes, logits) = try rawOutputs(resampling, view: view)
+            let found = boxes.withUnsafeBufferPointer { boxes in
+                logits.withUnsafeBufferPointer { logits in decoding.candidates(boxes: boxes, logits: logits) }
             }
-            return FaceCandidate(xMin: topLeft.x, yMin: topLeft.y, xMax: bottomRight.x, yMax: bottomRight.y, keypoints: keypoints, score: face.score)
+            for face in found {
+                let mapped = Self.map(face, through: letterbox, offsetX: Double(view.x), offsetY: Double(view.y))
+                if view.isTile {
+                    // Cut by an edge of the tile that is not an edge of the image: a part of a face.
+                    let margin = 0.02 * Double(max(view.width, view.height))
+                    if (view.x > 0 && mapped.xMin < Double(view.x) + margin) || (view.y > 0 && mapped.yMin < Double(view.y) + margin)
+                        || (view.x + view.width < width && mapped.xMax > Double(view.x + view.width) - margin)
+                        || (view.y + view.height < height && mapped.yMax > Double(view.y + view.height) - margin) { continue }
+                }
+                candidates.append(mapped)
+            }
         }
+        return WeightedNonMaximumSuppression.merge(candidates, threshold: suppressionThreshold)
+    }
+
+    /// A candidate of a view's network input (normalized) in pixels of the image.
+    private static func map(_ face: FaceCandidate, through letterbox: Letterbox, offsetX: Double, offsetY: Double) -> FaceCandidate {
+        let topLeft = letterbox.imagePoint(x: face.xMin, y: face.yMin), bottomRight = letterbox.imagePoint(x: face.xMax, y: face.yMax)
+        var keypoints: [Double] = []
+        keypoints.reserveCapacity(face.keypoints.count)
+        for k in stride(from: 0, to: face.keypoints.count - 1, by: 2) {
+            let point = letterbox.imagePoint(x: face.keypoints[k], y: face.keypoints[k + 1])
+            keypoints += [point.x + offsetX, point.y + offsetY]
+        }
+        return FaceCandidate(xMin: topLeft.x + offsetX, yMin: topLeft.y + offsetY, xMax: bottomRight.x + offsetX, yMax: bottomRight.y + offsetY,
+                             keypoints: keypoints, score: face.score)
     }
 }

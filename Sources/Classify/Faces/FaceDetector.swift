@@ -61,6 +61,9 @@ public struct FaceDetector: Sendable {
     /// model's kind; for MTCNN on top of the cascade's own thresholds 0.6, 0.7, 0.7).
     /// Usage: `detector.minimumConfidence = 0.7   // every face the cascade keeps`
     public var minimumConfidence: Float
+    /// BlazeFace only: the parts of the image the network looks at (default:
+    /// `defaultViews(for:)` of the model's kind). Usage: `detector.views = .tiled(side: 0.6)`
+    public var views: BlazeFaceViews
 
     /// How much larger than `analysisShortSide` an image may be and still be read at its own
     /// size (memory: the resampling table holds 12 bytes per pixel).
@@ -107,6 +110,14 @@ public struct FaceDetector: Sendable {
         self.model = model
         analysisShortSide = Self.defaultAnalysisShortSide(for: model.kind)
         minimumConfidence = Self.defaultMinimumConfidence(for: model.kind)
+        views = Self.defaultViews(for: model.kind)
+    }
+
+    /// The default `views` of a kind of detector: the whole image (MTCNN ignores views).
+    ///
+    /// Usage: `FaceDetector.defaultViews(for: .blazeFace)`
+    public static func defaultViews(for kind: Kind) -> BlazeFaceViews {
+        .whole
     }
 
     /// Faces in the image file at `url`, highest confidence first.
@@ -159,7 +170,7 @@ public struct FaceDetector: Sendable {
                 }
             case .blazeFace(let pipeline):
                 let found = try analysed.pixels.withUnsafeBufferPointer { pixels throws(ModelLoadingError) in
-                    try pipeline.detect(pixels: pixels, width: analysed.width, height: analysed.height)
+                    try pipeline.detect(pixels: pixels, width: analysed.width, height: analysed.height, views: views)
                 }
                 for face in found where face.keypoints.count == 12 {
                     let point = { (k: Int) in FacePoint(x: face.keypoints[2 * k], y: face.keypoints[2 * k + 1]) }

@@ -36,13 +36,15 @@ struct Letterbox: Sendable, Equatable {
 
     /// Writes the network input (`side * side * 3` floats, NHWC) at `output`: the border is
     /// pixel value 0 normalized like the image (`border`), the content area-resampled.
-    func fill(from resampling: AreaResampling, border: (Float, Float, Float), into output: UnsafeMutablePointer<Float>) {
-        precondition(resampling.width == imageWidth && resampling.height == imageHeight)
+    /// `region` is where this letterbox's image lies in the resampled one (a tile; default: the
+    /// whole image).
+    func fill(from resampling: AreaResampling, region: (x: Int, y: Int) = (0, 0), border: (Float, Float, Float), into output: UnsafeMutablePointer<Float>) {
+        precondition(region.x >= 0 && region.y >= 0 && region.x + imageWidth <= resampling.width && region.y + imageHeight <= resampling.height)
         for pixel in 0..<(side * side) {
             output[pixel * 3] = border.0; output[pixel * 3 + 1] = border.1; output[pixel * 3 + 2] = border.2
         }
         resampling.resample(
-            x0: 0, y0: 0, width: imageWidth, height: imageHeight, outWidth: contentWidth, outHeight: contentHeight,
+            x0: region.x, y0: region.y, width: imageWidth, height: imageHeight, outWidth: contentWidth, outHeight: contentHeight,
             into: output + (top * side + left) * 3, rowStride: side * 3)
     }
 }

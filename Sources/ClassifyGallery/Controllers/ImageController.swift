@@ -35,6 +35,8 @@ struct ImageController: Sendable {
         var image: IndexedImage
         var labels: [ImageLabel]
         var colors: [IndexedColor]
+        /// The faces stored for the image, highest confidence first; nil when not looked for.
+        var faces: [IndexedFace]?
         var similar: SearchPage?
         /// The near-duplicate group the image belongs to (at the default threshold), if any.
         var duplicates: DuplicateGroup?
@@ -54,6 +56,7 @@ struct ImageController: Sendable {
         return try await services.read { index in
             let labels = try await index.labels(forPath: image.path)
             let colors = try await index.dominantColors(forPath: image.path)
+            let faces = try await index.faces(forPath: image.path)
             var similar: SearchPage?
             var duplicates: DuplicateGroup?
             if image.hasFeaturePrint && similarCount > 0 {
@@ -75,7 +78,7 @@ struct ImageController: Sendable {
             let shownIDs = (similar?.hits.map(\.imageID) ?? []) + (duplicates?.members.map(\.imageID) ?? [])
             let similarLabels = try await index.labels(forImageIDs: Array(Set(shownIDs)))
             return Details(
-                id: id, image: image, labels: labels, colors: colors, similar: similar, duplicates: duplicates,
+                id: id, image: image, labels: labels, colors: colors, faces: faces, similar: similar, duplicates: duplicates,
                 similarLabels: similarLabels,
                 format: leading.flatMap { ImageFormat(leadingBytes: $0)?.description }, fileExists: leading != nil,
                 unknownRoot: local.unknownRoot)
@@ -104,6 +107,7 @@ struct ImageController: Sendable {
         output.id = details.id
         output.format = details.format
         output.colors = details.colors.map(ColorOutput.init)
+        output.faces = details.faces?.map(FaceOutput.init)
         output.thumbnail = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime)
         output.preview = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview)
         return output
@@ -154,6 +158,15 @@ struct ImageView: PageView {
         var url: String
     }
 
+    /// A face's box drawn over the photo, in pixels of the upright image (the overlay's viewBox).
+    struct FaceOutline: Sendable {
+        var x: String
+        var y: String
+        var width: String
+        var height: String
+        var title: String
+    }
+
     var title: String
     let section = "search"
     var fileName: String
@@ -172,6 +185,12 @@ struct ImageView: PageView {
     var groupBars: [Bar]
     var moreGroupBars: [Bar]
     var swatches: [Swatch]
+    /// The faces' outlines, drawn over the photo when the "faces" switch is on; empty without faces.
+    var faces: [FaceOutline]
+    /// "1 face", "3 faces"; nil when the image has no faces stored.
+    var faceCount: String?
+    /// The overlay's viewBox: the upright image's size.
+    var faceViewBox: String
     var similar: [Tile]
     var duplicates: [Tile]
     var duplicateNote: String
@@ -220,6 +239,21 @@ struct ImageView: PageView {
         moreBars = Array(classBars.dropFirst(5))
         groupBars = Array(groups.prefix(6))
         moreGroupBars = Array(groups.dropFirst(6))
+        let stored = details.faces ?? []
+        if let width = image.width, let height = image.height, width > 0, height > 0, !stored.isEmpty {
+            faceViewBox = "0 0 \(width) \(height)"
+            faces = stored.map { face in
+                FaceOutline(
+                    x: String(format: "%.1f", face.x), y: String(format: "%.1f", face.y),
+                    width: String(format: "%.1f", face.width), height: String(format: "%.1f", face.height),
+                    title: "face \(LabelText.confidence(face.confidence))")
+            }
+            faceCount = "\(stored.count) face\(stored.count == 1 ? "" : "s")"
+        } else {
+            faceViewBox = "0 0 1 1"
+            faces = []
+            faceCount = nil
+        }
         swatches = details.colors.map { color in
             Swatch(hex: "#" + color.hex, share: "\(Int((color.weight * 100).rounded()))%", url: URLQuery.link("/", ["color": color.hex]))
         }

@@ -345,7 +345,7 @@ struct PostgresBatchWriter {
     static let correctionsLock: Int64 = PostgresSchema.migrationLock + 2
 
     /// Takes the corrections lock in shared mode, once per transaction.
-    private mutating func shareCorrectionsLock() async throws {
+    mutating func shareCorrectionsLock() async throws {
         guard !sharesCorrectionsLock else { return }
         var key = PostgresBindings()
         key.append(Self.correctionsLock)

@@ -96,7 +96,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     /// ``SQLiteIndex/installedModel()``), nil for a database never indexed into; connecting fails
     /// within 10 s, naming host and port, when the server cannot be reached.
     ///
-    /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try await PostgresIndexRun.installedModel(descriptor))`
+    /// Usage: `let stamp = try await PostgresIndexRun.installedModel(descriptor)`
     public static func installedModel(_ descriptor: PostgresDescriptor) async throws -> String? {
         let session = try await PostgresSession.connect(descriptor)
         defer { Task { await session.close() } }

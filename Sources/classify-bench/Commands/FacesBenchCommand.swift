@@ -18,6 +18,7 @@ struct FacesBenchCommand: ParsableCommand {
             Example:
               classify-bench faces ~/Pictures --limit 100 --threads 1
               classify-bench faces ~/Pictures --detector blazeFace
+              classify-bench faces ~/Pictures --detector blazeFace --tiles 0.6 --analysis-short-side 512
             """)
 
     @Argument(help: "A folder of photos.") var folder: String
@@ -28,10 +29,11 @@ struct FacesBenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only files whose name starts with one of these prefixes (comma-separated).", valueName: "prefixes"))
     var only: String?
     @Option(help: "Only faces with at least this confidence (default: the detector's, 0.95 or 0.6).") var minConfidence: Float?
+    @Option(help: "BlazeFace: the whole photo and square tiles of this fraction of its short side (0: the whole photo only; default: the detector's).") var tiles: Double?
     @Flag(help: "List the files that got faces.") var list = false
 
     func validate() throws {
-        guard limit >= 1, threads >= 1, (analysisShortSide ?? 12) >= 12 else { throw ValidationError("--limit, --threads >= 1; --analysis-short-side >= 12") }
+        guard limit >= 1, threads >= 1, (analysisShortSide ?? 12) >= 12, (0..<1).contains(tiles ?? 0) else { throw ValidationError("--limit, --threads >= 1; --analysis-short-side >= 12; 0 <= --tiles < 1") }
     }
 
     func run() throws {
@@ -39,13 +41,10 @@ struct FacesBenchCommand: ParsableCommand {
         var detector = FaceDetector(model: try FaceDetectorModel.shared(self.detector))
         if let analysisShortSide { detector.analysisShortSide = analysisShortSide }
         if let minConfidence { detector.minimumConfidence = minConfidence }
+        if let tiles { detector.views = tiles > 0 ? .tiled(side: tiles) : .whole }
         let analysisShortSide = detector.analysisShortSide, minConfidence = detector.minimumConfidence
         let root = URL(fileURLWithPath: folder, isDirectory: true)
-        let prefixes = only.map { $0.split(separator: ",").map(String.init) }
-        let files = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
-            .filter { ImageFileWalker.imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
-            .filter { name in prefixes.map { $0.contains { name.hasPrefix($0) } } ?? true }
-            .prefix(limit)
+        let files = try FacesBenchCommand.photos(in: root, only: only, limit: limit)
         var times: [Double] = [], decodeTimes: [Double] = [], withFaces = 0, faceCount = 0, failed = 0
         for file in files {
             let url = root.appending(path: file)
@@ -69,6 +68,18 @@ struct FacesBenchCommand: ParsableCommand {
             format: "%d photos (%d failed), analysis short side %d, min confidence %.2f, %d thread(s): median %.1f ms, p90 %.1f ms per photo (decode alone median %.1f ms); %d photos with faces (%.1f%%), %d faces",
             times.count, failed, analysisShortSide, minConfidence, threads, percentile(times, 0.5), percentile(times, 0.9), percentile(decodeTimes, 0.5),
             withFaces, 100 * Double(withFaces) / Double(times.count), faceCount))
+    }
+}
+
+extension FacesBenchCommand {
+    /// The image files of a folder in name order, those whose name starts with one of the
+    /// comma-separated `only` prefixes (all when nil), at most `limit`.
+    static func photos(in root: URL, only: String?, limit: Int) throws -> [String] {
+        let prefixes = only.map { $0.split(separator: ",").map(String.init) }
+        return Array(try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
+            .filter { ImageFileWalker.imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .filter { name in prefixes.map { $0.contains { name.hasPrefix($0) } } ?? true }
+            .prefix(limit))
     }
 }
 

@@ -24,13 +24,12 @@ struct IndexCommand: AsyncParsableCommand {
             goes on. On a terminal a status line shows files done/total, images per
             second, time left and failures; otherwise only the summary is printed.
 
-            --faces also detects faces (Models/mtcnn) and stores them per image:
+            Faces are detected too (BlazeFace, Models/blazeface) and stored per image:
             search them with faces:N, faces:N+, faces:0 or the word face (person and
-            people also match photos with faces). Faces are slow (about 0.1 s per
-            12-megapixel photo and core, four times the classification), so they
-            are off for a new index; an index built with --faces keeps them on later
-            runs until --no-faces. Switching faces on or off classifies every file
-            again.
+            people also match photos with faces). Photos indexed without faces (by an
+            earlier version, or with --no-faces) get them on the next run without being
+            classified again; the summary says how many ("faces added to N photos").
+            --no-faces leaves faces out (the faces stored stay).
 
             Ctrl-C stops taking new files, writes what is finished, prints the summary
             so far and exits 130; the next run continues where it stopped. A second
@@ -71,7 +70,7 @@ struct IndexCommand: AsyncParsableCommand {
     @Flag(help: "Also index hidden files and folders.") var includeHidden = false
     @Flag(
         inversion: .prefixedNo,
-        help: "Detect faces too, or not (default: as the index was built; a new index: no faces).")
+        help: "Detect faces too, or not (default: faces).")
     var faces: Bool?
     /// Hidden: the crash-safety tests use small batches so every run commits several times.
     @Option(help: ArgumentHelp("Files written per transaction (at most; a batch also ends after a second).", visibility: .hidden))
@@ -115,8 +114,8 @@ struct IndexCommand: AsyncParsableCommand {
         do {
             indexer = try LibraryIndexer(location: database.indexLocation, opener: .standard)
             // Also the first look at a server: one that cannot be reached fails here within 10 s.
-            let installed = try await indexer.installedModel()
-            facesWanted = faces ?? IndexVocabulary.hasFaces(stamp: installed)
+            _ = try await indexer.installedModel()
+            facesWanted = faces ?? true
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
@@ -152,7 +151,7 @@ struct IndexCommand: AsyncParsableCommand {
     /// The shared face detector when faces are wanted; a detector that does not load ends the run.
     private static func faceDetector(if wanted: Bool) throws -> FaceDetector? {
         guard wanted else { return nil }
-        do { return FaceDetector(model: try FaceDetectorModel.shared()) } catch {
+        do { return FaceDetector(model: try FaceDetectorModel.shared(.blazeFace)) } catch {
             Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
             throw ExitCode(ToolExit.failure)
         }
@@ -198,6 +197,13 @@ struct IndexCommand: AsyncParsableCommand {
         if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
     }
 
+    /// `n` with a comma every three digits (10,000).
+    static func grouped(_ n: Int) -> String {
+        var digits = String(n.magnitude), groups: [Substring] = []
+        while digits.count > 3 { groups.insert(digits.suffix(3), at: 0); digits.removeLast(3) }
+        return (n < 0 ? "-" : "") + ([Substring(digits)] + groups).joined(separator: ",")
+    }
+
     private func printSummary(_ report: FolderIndexer.Report) {
         let summary = report.summary
         let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) * 1e-18
@@ -205,6 +211,7 @@ struct IndexCommand: AsyncParsableCommand {
         Terminal.out(String(format: "%@ %.1f s: %d new, %d updated, %d moved, %d copied, %d touched, %d unchanged, %d removed, %d failed",
                             verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
                             summary.unchanged, summary.removed, summary.failed))
+        if report.facesAdded > 0 { Terminal.out("faces added to \(Self.grouped(report.facesAdded)) photos indexed without them") }
         if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"

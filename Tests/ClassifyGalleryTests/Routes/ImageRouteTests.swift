@@ -38,6 +38,22 @@ import Testing
         }
     }
 
+    @Test func detailPageDrawsTheStoredFacesBehindASwitch() async throws {
+        try await withGallery { fixture, client in
+            let html = try await client.get("/images/\(fixture.id("poodle.jpg"))").text
+            // A checkbox (on by default) shows or hides the outlines: plain CSS, no script.
+            #expect(html.contains(#"<input type="checkbox" id="show-faces" class="switch" checked><label for="show-faces" class="switch-label">Show faces (1 face)</label>"#))
+            // The overlay's coordinates are the upright image's pixels, letterboxed like the picture.
+            #expect(html.contains(#"<svg class="faces" id="faces" viewBox="0 0 640 480" preserveAspectRatio="xMidYMid meet" aria-hidden="true"><rect x="200.0" y="100.0" width="120.0" height="140.0"><title>face 0.91</title></rect></svg>"#))
+            let face = try #require((try await client.get("/api/images/\(fixture.id("poodle.jpg"))").object["faces"] as? [[String: Any]])?.first)
+            #expect(face["x"] as? Double == 200 && face["width"] as? Double == 120 && face["confidence"] as? Double == 0.91)
+            // A photo without faces stored has neither switch nor overlay, and no faces in the API.
+            let golden = try await client.get("/images/\(fixture.id("golden.jpg"))").text
+            #expect(!golden.contains("show-faces") && !golden.contains(#"class="faces""#))
+            #expect(try await client.get("/api/images/\(fixture.id("golden.jpg"))").object["faces"] == nil)
+        }
+    }
+
     @Test func apiImageHasTheShowShapeAndSimilarTheSimilarShape() async throws {
         try await withGallery { fixture, client in
             let image = try await client.get("/api/images/\(fixture.id("rotated.jpg"))").object

@@ -12,7 +12,7 @@ import TagIndex
 ///     beach/golden.jpg        800x600, golden retriever on grass; near-duplicate keeper
 ///     beach/golden-small.jpg  400x300, the same picture halved (its print scores ~0.99)
 ///     home/rotated.jpg        stored 800x600 with EXIF orientation 6: upright 600x800, a tabby
-///     home/poodle.jpg         640x480, a poodle
+///     home/poodle.jpg         640x480, a poodle, with one face stored (for the overlay)
 ///     broken.jpg              the first 400 bytes of a JPEG, indexed as if whole (decodes no more)
 ///     gone.jpg                indexed, then deleted
 ///     bad.jpg                 a failed file (decode), never classified
@@ -88,7 +88,8 @@ struct GalleryFixture: Sendable {
                 path: url.path, size: Int64(file.bytes.count), modificationTime: modified.addingTimeInterval(Double(offset) * 86_400),
                 contentHash: ContentHash.hex(of: file.bytes), width: file.width, height: file.height, model: Self.model,
                 observations: file.labels.map { LabelConfidence(identifier: $0.0, confidence: $0.1) },
-                featurePrint: file.print, dominantColors: [file.color])))
+                featurePrint: file.print, dominantColors: [file.color],
+                faces: file.name == "home/poodle.jpg" ? [Self.poodleFace] : nil)))
         }
         batch.append(.failed(ImageFailure(
             path: photos.appending(path: "bad.jpg").path, size: 12, modificationTime: modified, contentHash: nil,
@@ -105,6 +106,9 @@ struct GalleryFixture: Sendable {
     }
 
     func id(_ name: String) -> Int64 { ids[name]! }
+
+    /// The face stored with poodle.jpg.
+    static let poodleFace = IndexedFace(x: 200, y: 100, width: 120, height: 140, confidence: 0.91)
 
     /// A server over the fixture (read-only index, thumbnails cached in `cache`).
     func server() async throws -> GalleryServer {

@@ -15,7 +15,7 @@ public protocol SharedIndex: Sendable {
     /// The model stamp of the taxonomy last installed, nil for an index never indexed into;
     /// fails with a clear error when the database cannot be reached.
     ///
-    /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try await index.installedModel())`
+    /// Usage: `let stamp = try await index.installedModel()`
     func installedModel() async throws -> String?
 
     /// Brings the schema up to date, installs the taxonomy (once, however many runs start

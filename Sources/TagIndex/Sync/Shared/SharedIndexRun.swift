@@ -89,6 +89,17 @@ public protocol SharedIndexWorker: AnyObject {
     /// Usage: `let inserted = try await worker.write(entries, completing: claims)`
     func write(_ entries: [IndexEntry], completing claims: [ClaimedFile]) async throws -> [Bool]
 
+    /// Classified images under the run's roots that faces were never looked for in, in path
+    /// order after `path` (as the index stores paths; nil: from the start), at most `limit`.
+    ///
+    /// Usage: `let page = try await worker.imagesWithoutFaces(after: last?.path, limit: 256)`
+    func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [ImageWithoutFaces]
+    /// Adds faces to images indexed without them (as ``SQLiteIndex/addFaces(_:)``, paths as the
+    /// index stores them); returns how many images got faces.
+    ///
+    /// Usage: `let added = try await worker.addFaces(found)`
+    @discardableResult
+    func addFaces(_ found: [FacesFound]) async throws -> Int
     /// Gives back the worker's connection.
     ///
     /// Usage: `await worker.close()`

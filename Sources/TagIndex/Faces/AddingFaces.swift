@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+extension SQLiteIndex {
+    /// Classified images faces were never looked for in (no `image_faces` row), in path order,
+    /// after `path` (exclusive; nil: from the start), at most `limit`.
+    ///
+    /// Usage: `let page = try index.imagesWithoutFaces(after: last?.path, limit: 256)`
+    public func imagesWithoutFaces(after path: String? = nil, limit: Int) throws -> [ImageWithoutFaces] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT path, content_hash FROM images
+                    WHERE error_stage IS NULL AND content_hash IS NOT NULL AND path > ?
+                      AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = images.id)
+                    ORDER BY path LIMIT ?
+                    """,
+                arguments: [path ?? "", max(0, limit)])
+                .map { ImageWithoutFaces(path: $0[0], contentHash: $0[1]) }
+        }
+    }
+
+    /// Adds faces to images indexed without them, in one transaction: each image (found by path,
+    /// and only while its stored content hash is the one the faces were found in, and it has no
+    /// faces yet) gets its faces and, when any was found, the ``faceLabel`` at the best face's
+    /// confidence beside the labels the model gave it, corrections applied as on any write.
+    /// Returns how many images got faces. Call it while holding the writer lock (inside an
+    /// ``IndexRun``).
+    ///
+    /// Usage: `let added = try index.addFaces(found)`
+    @discardableResult
+    public func addFaces(_ found: [FacesFound]) throws -> Int {
+        guard !found.isEmpty else { return 0 }
+        return try guardingStorage { try database.write { db in
+            var taxonomy = try self.taxonomy(db)
+            var writer = BatchWriter(db: db)
+            var added = 0
+            for item in found {
+                guard let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT i.id, ml.packed, il.packed FROM images AS i
+                        LEFT JOIN model_labels AS ml ON ml.image_id = i.id
+                        LEFT JOIN image_labels AS il ON il.image_id = i.id
+                        WHERE i.path = ? AND i.content_hash = ? AND i.error_stage IS NULL
+                          AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = i.id)
+                        """,
+                    arguments: [item.path, item.contentHash])
+                else { continue }
+                let imageID: Int64 = row[0]
+                if let confidence = item.faceLabelConfidence {
+                    let face = try writer.labelIDs(for: [LabelConfidence(identifier: Self.faceLabel, confidence: confidence)], taxonomy: &taxonomy, index: self)
+                    if !face.isEmpty {
+                        // Until its first correction, an image's stored labels are the model's own.
+                        let packed: Data = row[1] ?? row[2] ?? Data()
+                        var model: Corrections.Labels = []
+                        packed.withUnsafeBytes { bytes in
+                            PackedLabels.forEach(bytes) { labelID, _, confidence in
+                                if confidence > 0, Int64(labelID) != face[0].labelID { model.append((Int64(labelID), confidence)) }
+                            }
+                        }
+                        model += face
+                        let anyCorrections = try Corrections.anyStored(db)
+                        let corrected = anyCorrections
+                            ? try Corrections.correct(model, contentHash: item.contentHash, writer: &writer, taxonomy: &taxonomy, index: self)
+                            : nil
+                        let (confidence, best) = BatchWriter.rollUp(corrected ?? model, taxonomy: taxonomy)
+                        try writer.replaceObservations(imageID, confidence: confidence, best: best)
+                        try db.execute(sql: "UPDATE images SET top_confidence = ? WHERE id = ?", arguments: [best.values.max(), imageID])
+                        if anyCorrections { try Corrections.keepModelLabels(corrected == nil ? nil : model, imageID: imageID, db) }
+                    }
+                }
+                try writer.storeFaces(imageID, item.faces)
+                added += 1
+            }
+            try writer.flushCounts()
+            return added
+        } }
+    }
+}

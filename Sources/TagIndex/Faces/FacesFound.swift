@@ -1,0 +1,41 @@
+import Foundation
+
+/// A classified image of the index whose faces were never looked for (indexed without faces):
+/// what an indexer needs to find its faces and store them without classifying it again.
+///
+/// Usage: `for image in try index.imagesWithoutFaces(limit: 256) { print(image.path) }`
+public struct ImageWithoutFaces: Sendable, Hashable {
+    /// The stored path. Usage: `URL(fileURLWithPath: image.path)`
+    public var path: String
+    /// The content hash stored with it (faces are stored only while the file still has it).
+    /// Usage: `image.contentHash`
+    public var contentHash: String
+
+    /// Usage: `ImageWithoutFaces(path: "/photos/a.jpg", contentHash: hash)`
+    public init(path: String, contentHash: String) {
+        self.path = path; self.contentHash = contentHash
+    }
+}
+
+/// Faces found in an indexed image after it was classified, to be added to it
+/// (``SQLiteIndex/addFaces(_:)``): the image gets its faces and, when any was found, the
+/// ``SQLiteIndex/faceLabel`` at its best face's confidence; its other labels stay as they are.
+///
+/// Usage: `try index.addFaces([FacesFound(path: image.path, contentHash: image.contentHash, faces: faces)])`
+public struct FacesFound: Sendable, Hashable {
+    /// The stored path. Usage: `found.path`
+    public var path: String
+    /// The content the faces were found in; an image whose stored hash differs is left alone.
+    /// Usage: `found.contentHash`
+    public var contentHash: String
+    /// Highest confidence first; empty: looked for, none found. Usage: `found.faces.count`
+    public var faces: [IndexedFace]
+
+    /// Usage: `FacesFound(path: "/photos/a.jpg", contentHash: hash, faces: [])`
+    public init(path: String, contentHash: String, faces: [IndexedFace]) {
+        self.path = path; self.contentHash = contentHash; self.faces = faces
+    }
+
+    /// The face label's confidence: the best face's, nil when no face was found.
+    package var faceLabelConfidence: Double? { faces.map(\.confidence).max() }
+}

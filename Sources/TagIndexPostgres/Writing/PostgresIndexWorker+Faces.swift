@@ -1,0 +1,95 @@
+import TagIndex
+import Foundation
+import PostgresNIO
+
+extension PostgresIndexWorker {
+    /// Classified images under the run's roots that faces were never looked for in (no
+    /// `image_faces` row), in path order after `path` (a library path; nil: from the start), at
+    /// most `limit`; paths as the index stores them (library paths).
+    ///
+    /// Usage: `let page = try await worker.imagesWithoutFaces(after: last?.path, limit: 256)`
+    public func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [ImageWithoutFaces] {
+        var binds = PostgresBindings()
+        let condition = run.rootCondition(column: "path", &binds)
+        binds.append(path ?? "")
+        binds.append(Int64(max(0, limit)))
+        let after = binds.count - 1, count = binds.count
+        return try await session.run { session in
+            try await session.all("""
+                SELECT path, content_hash FROM images
+                WHERE \(condition) AND error_stage IS NULL AND content_hash IS NOT NULL AND path > $\(after)
+                  AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = images.id)
+                ORDER BY path LIMIT $\(count)
+                """, binds) { try $0.decode((String, String).self) }
+        }.map { ImageWithoutFaces(path: $0.0, contentHash: $0.1) }
+    }
+
+    /// Adds faces to images indexed without them, in one transaction, as
+    /// `SQLiteIndex.addFaces` does in SQLite: an image (by library path, while its stored content
+    /// hash is the one given and it has no faces yet) gets its faces and, when any was found,
+    /// the face label at the best face's confidence beside the model's labels, corrections
+    /// applied. Returns how many images got faces.
+    ///
+    /// Usage: `let added = try await worker.addFaces(found)`
+    @discardableResult
+    public func addFaces(_ found: [FacesFound]) async throws -> Int {
+        guard !found.isEmpty else { return 0 }
+        let sorted = found.sorted { $0.path < $1.path }
+        let taxonomy = run.state.withLock { $0.taxonomy }
+        let (added, updatedTaxonomy) = try await session.transaction { session -> (Int, TaxonomySnapshot?) in
+            var writer = PostgresBatchWriter(session, taxonomy: taxonomy)
+            try await writer.shareCorrectionsLock()
+            var added = 0
+            for item in sorted {
+                var binds = PostgresBindings()
+                binds.append(item.path)
+                binds.append(item.contentHash)
+                let rows = try await session.all("""
+                    SELECT i.id, ml.packed, il.packed FROM images AS i
+                    LEFT JOIN model_labels AS ml ON ml.image_id = i.id
+                    LEFT JOIN image_labels AS il ON il.image_id = i.id
+                    WHERE i.path = $1 AND i.content_hash = $2 AND i.error_stage IS NULL
+                      AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = i.id)
+                    FOR UPDATE OF i
+                    """, binds) { try $0.decode((Int64, ByteBuffer?, ByteBuffer?).self) }
+                guard let row = rows.first else { continue }
+                let (imageID, modelPacked, imagePacked) = row
+                if let confidence = item.faceLabelConfidence {
+                    let face = try await writer.labelIDs(for: [LabelConfidence(identifier: SQLiteIndex.faceLabel, confidence: confidence)])
+                    if !face.isEmpty {
+                        // Until its first correction, an image's stored labels are the model's own.
+                        var model: [(labelID: Int64, confidence: Int)] = []
+                        let packed = (modelPacked ?? imagePacked).map { Array($0.readableBytesView) } ?? []
+                        packed.withUnsafeBytes { bytes in
+                            PackedLabels.forEach(bytes) { labelID, _, confidence in
+                                if confidence > 0, Int64(labelID) != face[0].labelID { model.append((Int64(labelID), confidence)) }
+                            }
+                        }
+                        model += face
+                        let corrected = try await writer.corrections(model, contentHash: item.contentHash)
+                        let (confidence, best) = BatchWriter.rollUp(corrected ?? model, taxonomy: writer.taxonomy)
+                        try await writer.replaceObservations(imageID, confidence: confidence, best: best)
+                        var top = PostgresBindings()
+                        top.append(imageID)
+                        top.append(Int64(best.values.max() ?? -1))
+                        try await session.execute("UPDATE images SET top_confidence = NULLIF($2::bigint, -1) WHERE id = $1", top)
+                        try await writer.keepModelLabels(corrected == nil ? nil : model, imageID: imageID)
+                    }
+                }
+                var insert = PostgresBindings()
+                insert.append(imageID)
+                insert.append(Int64(item.faces.count))
+                insert.append(ByteBuffer(bytes: IndexedFace.encode(item.faces)))
+                try await session.execute("""
+                    INSERT INTO image_faces(image_id, face_count, faces) VALUES ($1, $2, $3)
+                    ON CONFLICT(image_id) DO UPDATE SET face_count = excluded.face_count, faces = excluded.faces
+                    """, insert)
+                added += 1
+            }
+            try await writer.flushCounts()
+            return (added, writer.createdLabels ? writer.taxonomy : nil)
+        }
+        if let updatedTaxonomy { run.state.withLock { $0.taxonomy = updatedTaxonomy } }
+        return added
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import Classify
+
+/// BlazeFace's views: the whole image first, then square tiles that cover it with the overlap
+/// asked for; and the tiled pipeline on a photo whose faces are small.
+struct BlazeFaceViewsTests {
+    @Test(arguments: [(4000, 3000), (3000, 4000), (500, 375), (641, 479), (100, 3000), (256, 256), (17, 900)])
+    func tilesCoverTheImageWithTheOverlapAskedFor(size: (width: Int, height: Int)) {
+        let views = BlazeFaceViews.tiled(side: 0.6).rectangles(width: size.width, height: size.height)
+        #expect(views.first == BlazeFaceViews.Rectangle(x: 0, y: 0, width: size.width, height: size.height, isTile: false))
+        let tiles = views.dropFirst()
+        let short = min(size.width, size.height)
+        let side = Int((Double(short) * 0.6).rounded())
+        guard side >= 16 else {
+            #expect(tiles.isEmpty, "too small to tile")
+            return
+        }
+        #expect(!tiles.isEmpty)
+        for tile in tiles {
+            #expect(tile.isTile && tile.x >= 0 && tile.y >= 0 && tile.x + tile.width <= size.width && tile.y + tile.height <= size.height)
+            #expect(tile.width == min(side, size.width) && tile.height == min(side, size.height))
+        }
+        // Every point lies in a tile with a margin of the least overlap's half on each inner side,
+        // so a face up to the overlap's size is whole in some tile.
+        let overlap = min(Double(side) / 2, Double(short) * 0.15)
+        let step = max(1, short / 37)
+        for y in stride(from: 0, to: size.height, by: step) {
+            for x in stride(from: 0, to: size.width, by: step) {
+                let covered = tiles.contains { tile in
+                    func inside(_ p: Int, _ origin: Int, _ length: Int, _ total: Int) -> Bool {
+                        let low = origin == 0 ? 0 : Double(origin) + overlap / 2 - 1
+                        let high = origin + length == total ? Double(total) : Double(origin + length) - overlap / 2 + 1
+                        return Double(p) >= low && Double(p) <= high
+                    }
+                    return inside(x, tile.x, tile.width, size.width) && inside(y, tile.y, tile.height, size.height)
+                }
+                #expect(covered, "(\(x), \(y)) of \(size)")
+            }
+        }
+    }
+
+    @Test func wholeIsOneViewAndTinyImagesAreNotTiled() {
+        #expect(BlazeFaceViews.whole.rectangles(width: 4000, height: 3000).count == 1)
+        #expect(BlazeFaceViews.tiled(side: 0.6).rectangles(width: 20, height: 20).count == 1)
+        #expect(BlazeFaceViews.tiled(side: 1).rectangles(width: 400, height: 300).count == 1)
+        // 4:3 at 0.6: two rows and three columns of 180-px tiles.
+        #expect(BlazeFaceViews.tiled(side: 0.6).rectangles(width: 400, height: 300).count == 1 + 2 * 3)
+    }
+}
