@@ -7,12 +7,15 @@
 #include <libheif/heif.h>
 
 #include "alpha_compositing.h"
+#include "cls_row_reduction.h"
 
 struct cls_heif_decoder {
     struct heif_context *context;
     struct heif_image_handle *primary;
     /// The handle to decode: the primary image or one of its thumbnails (owned separately).
     struct heif_image_handle *chosen;
+    /// 1, 2, 4 or 8: read_pixels reduces the decoded image by this factor (cls_row_reduction.h).
+    uint32_t factor;
     uint32_t output_width;
     uint32_t output_height;
 };
@@ -51,7 +54,7 @@ static cls_status fail(struct heif_error error, cls_message *message) {
 
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
                                  uint64_t maximum_pixel_count,
-                                 uint32_t thumbnail_minimum_short_side,
+                                 uint32_t thumbnail_minimum_short_side, uint32_t minimum_short_side,
                                  cls_heif_decoder **decoder, cls_image_info *info,
                                  cls_message *message) {
     *decoder = NULL;
@@ -116,8 +119,11 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
             }
         }
     }
-    state->output_width = (uint32_t)heif_image_handle_get_width(state->chosen);
-    state->output_height = (uint32_t)heif_image_handle_get_height(state->chosen);
+    const uint32_t chosen_width = (uint32_t)heif_image_handle_get_width(state->chosen);
+    const uint32_t chosen_height = (uint32_t)heif_image_handle_get_height(state->chosen);
+    state->factor = cls_reduction_factor(chosen_width, chosen_height, minimum_short_side);
+    state->output_width = cls_reduced_length(chosen_width, state->factor);
+    state->output_height = cls_reduced_length(chosen_height, state->factor);
     info->output_width = state->output_width;
     info->output_height = state->output_height;
     info->orientation = 1;
@@ -178,30 +184,40 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
     heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) return fail(error, message);
 
+    // libheif has no scaled decoding (1.15): the picture is decoded whole, and its rows are
+    // reduced straight from libheif's plane into the output, without a full-size copy.
     cls_status status = CLS_OK;
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
-    const uint32_t width = decoder->output_width, height = decoder->output_height;
+    const uint32_t width = (uint32_t)heif_image_handle_get_width(decoder->chosen);
+    const uint32_t height = (uint32_t)heif_image_handle_get_height(decoder->chosen);
+    cls_row_reducer reducer = {0};
+    uint8_t *row = has_alpha ? malloc((size_t)width * 3) : NULL;
     if (plane == NULL || heif_image_get_width(image, heif_channel_interleaved) != (int)width ||
         heif_image_get_height(image, heif_channel_interleaved) != (int)height ||
         heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) != 8) {
         cls_message_set(message, "libheif returned an image of another size or depth than announced");
         status = CLS_CORRUPT;
-    } else if (has_alpha) {
-        const int premultiplied = heif_image_handle_is_premultiplied_alpha(decoder->chosen);
-        for (uint32_t y = 0; y < height; y++) {
-            const uint8_t *row = plane + (size_t)y * (size_t)stride;
-            if (premultiplied) {
-                cls_composite_premultiplied_rgba_onto_white(row, rgb + (size_t)y * width * 3, width);
-            } else {
-                cls_composite_rgba_onto_white(row, rgb + (size_t)y * width * 3, width);
-            }
-        }
+    } else if ((has_alpha && row == NULL) || !cls_row_reducer_init(&reducer, width, height, decoder->factor, rgb)) {
+        cls_message_set(message, "out of memory");
+        status = CLS_OUT_OF_MEMORY;
     } else {
+        const int premultiplied = has_alpha && heif_image_handle_is_premultiplied_alpha(decoder->chosen);
         for (uint32_t y = 0; y < height; y++) {
-            memcpy(rgb + (size_t)y * width * 3, plane + (size_t)y * (size_t)stride, (size_t)width * 3);
+            const uint8_t *source = plane + (size_t)y * (size_t)stride;
+            if (has_alpha) {
+                if (premultiplied) {
+                    cls_composite_premultiplied_rgba_onto_white(source, row, width);
+                } else {
+                    cls_composite_rgba_onto_white(source, row, width);
+                }
+                source = row;
+            }
+            cls_row_reducer_add(&reducer, source);
         }
     }
+    cls_row_reducer_free(&reducer);
+    free(row);
     heif_image_release(image);
     return status;
 }
