@@ -17,7 +17,8 @@ import Testing
 extension Reliability {
     @Suite struct DecodingMemoryToolTests {
         /// 8944 x 6708: 60 megapixels, 4:3.
-        static let (largeWidth, largeHeight) = (8944, 6708)
+        static let largeWidth = 8944
+        static let largeHeight = 6708
         static let allowance = 64 << 20
 
         /// Runs the tool with `arguments`, output discarded, and returns its exit status and peak
