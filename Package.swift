@@ -178,9 +178,9 @@ let package = Package(
 
         // MARK: Tests
         // JPEG and PNG encoders for odd variants (CMYK, thousands of scans, 16-bit, palettes), in C
-        // because libjpeg and libpng report errors with longjmp.
+        // because libjpeg and libpng report errors with longjmp; TIFF and large-file writers beside them.
         .target(
-            name: "CClassifyTestEncoders", dependencies: ["CClassifyCodecs", "CClassifyJPEG", "CClassifyPNG"],
+            name: "CClassifyTestEncoders", dependencies: ["CClassifyCodecs", "CClassifyJPEG", "CClassifyPNG", "CClassifyTIFF"],
             path: "Tests/CClassifyTestEncoders"),
         // Helpers shared by the test targets: seeded random numbers, JPEG/PNG test encoders, folder removal, exiftool.
         .target(name: "ClassifyTestSupport", dependencies: ["CClassifyCodecs", "CClassifyTestEncoders"], path: "Tests/ClassifyTestSupport"),

@@ -7,6 +7,7 @@
 #include <tiffio.h>
 
 #include "alpha_compositing.h"
+#include "cls_row_reduction.h"
 
 struct cls_tiff_decoder {
     const uint8_t *data;
@@ -15,6 +16,8 @@ struct cls_tiff_decoder {
     TIFF *tiff;
     uint32_t width;
     uint32_t height;
+    /// 1, 2, 4 or 8: read_pixels writes the image reduced by this factor (cls_row_reduction.h).
+    uint32_t factor;
     /// The first error libtiff reported for this file.
     char error[CLS_MESSAGE_CAPACITY];
 };
@@ -87,7 +90,7 @@ static cls_status fail(cls_tiff_decoder *state, const char *fallback, cls_messag
 }
 
 cls_status cls_tiff_decoder_open(const uint8_t *data, size_t size, uint64_t maximum_pixel_count,
-                                 cls_tiff_decoder **decoder, cls_image_info *info,
+                                 uint32_t minimum_short_side, cls_tiff_decoder **decoder, cls_image_info *info,
                                  cls_message *message) {
     *decoder = NULL;
     memset(info, 0, sizeof *info);
@@ -140,22 +143,49 @@ cls_status cls_tiff_decoder_open(const uint8_t *data, size_t size, uint64_t maxi
     TIFFGetFieldDefaulted(state->tiff, TIFFTAG_ORIENTATION, &orientation);
     state->width = width;
     state->height = height;
-    info->output_width = width;
-    info->output_height = height;
+    state->factor = cls_reduction_factor(width, height, minimum_short_side);
+    info->output_width = cls_reduced_length(width, state->factor);
+    info->output_height = cls_reduced_length(height, state->factor);
     info->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
     *decoder = state;
     return CLS_OK;
 }
 
+// Rows per call of TIFFRGBAImageGet: whole strips (or tile rows), at least 16 rows, so each
+// strip or tile is decoded once and the raster holds a band, not the picture. A file stored as
+// one big compressed strip still needs that strip whole (libtiff decodes it in one piece);
+// uncompressed single strips are chopped into small ones by libtiff when it opens the file.
+static uint32_t band_rows(TIFF *tiff, uint32_t height) {
+    uint32_t unit = 0;
+    if (TIFFIsTiled(tiff)) {
+        TIFFGetField(tiff, TIFFTAG_TILELENGTH, &unit);
+    } else {
+        TIFFGetFieldDefaulted(tiff, TIFFTAG_ROWSPERSTRIP, &unit);
+    }
+    if (unit == 0 || unit > height) unit = height;
+    uint32_t rows = unit;
+    while (rows < 16 && rows < height) rows += unit;
+    return rows < height ? rows : height;
+}
+
 cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message) {
-    if (decoder == NULL || rgb == NULL || (size_t)decoder->width * decoder->height * 3 > capacity) {
+    if (decoder == NULL || rgb == NULL ||
+        (size_t)cls_reduced_length(decoder->width, decoder->factor) *
+                cls_reduced_length(decoder->height, decoder->factor) * 3 > capacity) {
         cls_message_set(message, "no decoder or output buffer too small");
         return CLS_INVALID_ARGUMENT;
     }
-    const size_t pixel_count = (size_t)decoder->width * decoder->height;
-    uint32_t *raster = malloc(pixel_count * sizeof *raster);
-    if (raster == NULL) {
+    const uint32_t width = decoder->width, height = decoder->height;
+    const uint32_t band = band_rows(decoder->tiff, height);
+    uint32_t *raster = malloc((size_t)width * band * sizeof *raster);
+    uint8_t *row = malloc((size_t)width * 3);
+    cls_row_reducer reducer = {0};
+    int reducing = cls_row_reducer_init(&reducer, width, height, decoder->factor, rgb);
+    if (raster == NULL || row == NULL || !reducing) {
+        free(raster);
+        free(row);
+        cls_row_reducer_free(&reducer);
         cls_message_set(message, "out of memory");
         return CLS_OUT_OF_MEMORY;
     }
@@ -164,6 +194,8 @@ cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb,
     // stop = 1: a damaged strip or tile is an error, not a silently partial picture.
     if (!TIFFRGBAImageBegin(&image, decoder->tiff, 1, reason)) {
         free(raster);
+        free(row);
+        cls_row_reducer_free(&reducer);
         if (decoder->error[0] == '\0') snprintf(decoder->error, sizeof decoder->error, "%s", reason);
         return fail(decoder, "a TIFF layout libtiff cannot convert to RGB", message);
     }
@@ -171,24 +203,32 @@ cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb,
     // in stored order, and Swift applies the Orientation tag like EXIF orientation (libtiff's
     // own flips do not cover the transposing orientations 5 to 8).
     image.req_orientation = image.orientation;
-    int ok = TIFFRGBAImageGet(&image, raster, decoder->width, decoder->height);
+    int ok = 1;
+    for (uint32_t top = 0; ok && top < height; top += band) {
+        const uint32_t rows = height - top < band ? height - top : band;
+        image.row_offset = (int)top;
+        ok = TIFFRGBAImageGet(&image, raster, width, rows);
+        for (uint32_t y = 0; ok && y < rows; y++) {
+            // ABGR words: on every byte order TIFFGetR/G/B/A take the channels out of the word.
+            uint32_t *words = raster + (size_t)y * width;
+            uint8_t *rgba = (uint8_t *)words;
+            for (uint32_t x = 0; x < width; x++) {
+                uint32_t word = words[x];
+                rgba[4 * x] = (uint8_t)TIFFGetR(word);
+                rgba[4 * x + 1] = (uint8_t)TIFFGetG(word);
+                rgba[4 * x + 2] = (uint8_t)TIFFGetB(word);
+                rgba[4 * x + 3] = (uint8_t)TIFFGetA(word);
+            }
+            // libtiff's RGBA interface premultiplies unassociated alpha, so every raster is premultiplied.
+            cls_composite_premultiplied_rgba_onto_white(rgba, row, width);
+            cls_row_reducer_add(&reducer, row);
+        }
+    }
     TIFFRGBAImageEnd(&image);
-    if (!ok) {
-        free(raster);
-        return fail(decoder, "the TIFF image data cannot be decoded", message);
-    }
-    // ABGR words: on every byte order TIFFGetR/G/B/A take the channels out of the word.
-    uint8_t *rgba = (uint8_t *)raster;
-    for (size_t i = 0; i < pixel_count; i++) {
-        uint32_t word = raster[i];
-        rgba[4 * i] = (uint8_t)TIFFGetR(word);
-        rgba[4 * i + 1] = (uint8_t)TIFFGetG(word);
-        rgba[4 * i + 2] = (uint8_t)TIFFGetB(word);
-        rgba[4 * i + 3] = (uint8_t)TIFFGetA(word);
-    }
-    // libtiff's RGBA interface premultiplies unassociated alpha, so every raster is premultiplied.
-    cls_composite_premultiplied_rgba_onto_white(rgba, rgb, pixel_count);
     free(raster);
+    free(row);
+    cls_row_reducer_free(&reducer);
+    if (!ok) return fail(decoder, "the TIFF image data cannot be decoded", message);
     return CLS_OK;
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import CClassifyCodecs
 import CClassifyTestEncoders
 
@@ -115,5 +116,47 @@ public enum TestPNG {
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return ~crc
+    }
+}
+
+/// Writes TIFF files, and large synthetic PNG and TIFF files, for tests with libtiff and libpng
+/// (through CClassifyCodecs' test encoders). Large files are written row by row to disk, so a
+/// 60-megapixel picture costs the test one band of memory.
+///
+/// ```swift
+/// let tiff = try TestTIFF.encode(pixels, width: 37, height: 23, rowsPerStrip: 5)
+/// try TestTIFF.writeLargePNG(to: url, width: 8944, height: 6708)
+/// ```
+public enum TestTIFF {
+    /// RGB `pixels` (stored order) as a deflate TIFF: strips of `rowsPerStrip` rows, or square
+    /// tiles of `tileSize` (a multiple of 16) when given, with the Orientation tag `orientation`.
+    public static func encode(
+        _ pixels: [UInt8], width: Int, height: Int, rowsPerStrip: Int = 8, tileSize: Int? = nil, orientation: Int = 1
+    ) throws -> [UInt8] {
+        precondition(pixels.count == width * height * 3)
+        let scratch = try ScratchFolder("test-tiff")
+        let path = scratch.url.appending(path: "image.tif").path
+        var message = cls_message()
+        guard cls_test_encode_tiff(
+            pixels, UInt32(width), UInt32(height), UInt32(rowsPerStrip), UInt32(tileSize ?? 0), UInt16(orientation), path, &message)
+            == CLS_OK
+        else { throw TestEncodingFailure(description: message.messageText) }
+        return try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// A `width` x `height` 8-bit RGB PNG of gradients and a checker, written to `url` row by row.
+    public static func writeLargePNG(to url: URL, width: Int, height: Int) throws {
+        var message = cls_message()
+        guard cls_test_write_large_png(url.path, UInt32(width), UInt32(height), &message) == CLS_OK else {
+            throw TestEncodingFailure(description: message.messageText)
+        }
+    }
+
+    /// The same picture as a deflate TIFF: strips, or tiles of `tileSize` when given.
+    public static func writeLargeTIFF(to url: URL, width: Int, height: Int, tileSize: Int? = nil) throws {
+        var message = cls_message()
+        guard cls_test_write_large_tiff(url.path, UInt32(width), UInt32(height), UInt32(tileSize ?? 0), &message) == CLS_OK else {
+            throw TestEncodingFailure(description: message.messageText)
+        }
     }
 }

@@ -19,5 +19,6 @@
 #include "cls_tiff_decoder.h"
 #include "cls_gif_decoder.h"
 #include "cls_raw_preview.h"
+#include "cls_row_reduction.h"
 
 #endif

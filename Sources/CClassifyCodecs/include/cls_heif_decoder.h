@@ -3,7 +3,7 @@
 // 10- and 12-bit samples reduced to 8, and alpha composited onto white.
 //
 //   cls_heif_decoder *decoder; cls_image_info info; cls_message message;
-//   if (cls_heif_decoder_open(data, size, CLS_HEIF_HEVC, 100000000, 0, &decoder, &info, &message) == CLS_OK) {
+//   if (cls_heif_decoder_open(data, size, CLS_HEIF_HEVC, 100000000, 0, 256, &decoder, &info, &message) == CLS_OK) {
 //       uint8_t *rgb = malloc(info.output_width * info.output_height * 3);
 //       cls_heif_decoder_read_pixels(decoder, rgb, info.output_width * info.output_height * 3, &message);
 //   }
@@ -34,10 +34,13 @@ int cls_heif_has_decoder(cls_heif_coding coding);
 /// Its size after transformations over `maximum_pixel_count` fails with CLS_TOO_LARGE; a
 /// missing decoder for `coding` with CLS_DECODER_MISSING. `thumbnail_minimum_short_side` > 0 picks
 /// the file's embedded thumbnail instead when its shorter side is at least that long (0:
-/// always the primary image). info.orientation is always 1: libheif applies the transforms.
+/// always the primary image). `minimum_short_side` > 0 reduces the output by the largest of 8,
+/// 4, 2 that keeps its short side at least that long (block means, cls_row_reduction.h; libheif
+/// still decodes the whole picture, but no full-size copy is made); 0: full size.
+/// info.orientation is always 1: libheif applies the transforms.
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
                                  uint64_t maximum_pixel_count,
-                                 uint32_t thumbnail_minimum_short_side,
+                                 uint32_t thumbnail_minimum_short_side, uint32_t minimum_short_side,
                                  cls_heif_decoder **decoder, cls_image_info *info,
                                  cls_message *message);
 

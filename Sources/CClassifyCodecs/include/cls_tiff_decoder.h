@@ -4,7 +4,7 @@
 // tag for Swift to apply. Alpha is composited onto white.
 //
 //   cls_tiff_decoder *decoder; cls_image_info info; cls_message message;
-//   if (cls_tiff_decoder_open(data, size, 100000000, &decoder, &info, &message) == CLS_OK) {
+//   if (cls_tiff_decoder_open(data, size, 100000000, 256, &decoder, &info, &message) == CLS_OK) {
 //       uint8_t *rgb = malloc(info.output_width * info.output_height * 3);
 //       cls_tiff_decoder_read_pixels(decoder, rgb, info.output_width * info.output_height * 3, &message);
 //   }
@@ -21,12 +21,15 @@
 typedef struct cls_tiff_decoder cls_tiff_decoder;
 
 /// Reads the first directory of the TIFF in `data` (which must stay valid until close).
-/// Images over `maximum_pixel_count` fail with CLS_TOO_LARGE.
+/// Images over `maximum_pixel_count` fail with CLS_TOO_LARGE. `minimum_short_side` > 0 reduces
+/// the output by the largest of 8, 4, 2 that keeps its short side at least that long (block
+/// means, cls_row_reduction.h); 0 decodes at full size. info.output_width/height give the size.
 cls_status cls_tiff_decoder_open(const uint8_t *data, size_t size, uint64_t maximum_pixel_count,
-                                 cls_tiff_decoder **decoder, cls_image_info *info,
+                                 uint32_t minimum_short_side, cls_tiff_decoder **decoder, cls_image_info *info,
                                  cls_message *message);
 
-/// Decodes into interleaved 8-bit RGB rows of output_width * 3 bytes. Call at most once.
+/// Decodes into interleaved 8-bit RGB rows of output_width * 3 bytes, a band of strips or tiles
+/// at a time (the full-size picture is never held). Call at most once.
 cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message);
 

@@ -21,7 +21,7 @@ public struct DecodedImage: Sendable, Equatable {
     /// Full-size height from the file header, after orientation.
     /// Usage: `let megapixels = image.originalWidth * image.originalHeight / 1_000_000`
     public let originalHeight: Int
-    /// `pixels` were decoded at 1/decodeScale of the full size: 1, 2, 4 or 8 (JPEG only).
+    /// `pixels` were decoded at 1/decodeScale of the full size: 1, 2, 4 or 8 (not GIF or lossless WebP).
     /// Usage: `let wasReduced = image.decodeScale > 1`
     public let decodeScale: Int
     /// When, where and with what camera the photo was taken, read from the file's EXIF and

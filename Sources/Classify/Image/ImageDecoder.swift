@@ -4,9 +4,11 @@ import Foundation
 /// preview) into upright 8-bit RGB pixels.
 ///
 /// The format is recognised from the bytes (``ImageSignature``); each has its decoder in
-/// `Image/Formats/`. JPEGs (and camera raw previews) can be decoded at 1/2, 1/4 or 1/8 size
-/// in the DCT domain, and lossy WebPs scaled by libwebp, when the caller only needs a minimum short
-/// side, which is much faster for large photos. Orientation (EXIF in JPEG, PNG and WebP, the
+/// `Image/Formats/`. When the caller only needs a minimum short side, JPEGs (and camera raw
+/// previews) are decoded at 1/2, 1/4 or 1/8 size in the DCT domain, lossy WebPs scaled by
+/// libwebp, and PNG, TIFF, HEIC and AVIF reduced by the same factors (block means) as their rows
+/// are decoded, so no full-size RGB buffer is held: memory then depends on the requested size,
+/// not on the photo's (libheif still decodes a HEIC or AVIF picture whole). Orientation (EXIF in JPEG, PNG and WebP, the
 /// TIFF tag, a raw file's flip, HEIF's irot/imir/clap) is applied; transparency is composited
 /// onto white; animations give their first frame, multi-page TIFFs their first page. Images
 /// whose header declares more than `maximumPixelCount` pixels are rejected before any large
@@ -44,9 +46,10 @@ public struct ImageDecoder: Sendable {
 
     /// Decodes an in-memory image (`Data`, `[UInt8]`, `UnsafeRawBufferPointer`, ...).
     ///
-    /// `minimumShortSide`: when set, a JPEG (or a raw file's JPEG preview) or lossy WebP is decoded
-    /// at the smallest of 1/8, 1/4, 1/2 and full size whose shorter side is still at least this
-    /// many pixels; other formats decode at full size. nil decodes at full size.
+    /// `minimumShortSide`: when set, a JPEG (or a raw file's JPEG preview), lossy WebP, PNG, TIFF,
+    /// HEIC or AVIF is decoded at the smallest of 1/8, 1/4, 1/2 and full size whose shorter side
+    /// is still at least this many pixels; GIF and lossless WebP decode at full size. nil decodes
+    /// at full size.
     ///
     /// Usage: `let image = try decoder.decode(data, minimumShortSide: 256)`
     public func decode(

@@ -1,4 +1,4 @@
-// Encoders used by the test suite to generate JPEG and PNG files on the fly, so no binary
+// Encoders used by the test suite to generate JPEG, PNG and TIFF files on the fly, so no binary
 // fixtures are needed. Not meant for production use: they favour coverage of odd variants
 // (CMYK, YCCK, thousands of scans, 16-bit, palettes) over speed.
 //
@@ -84,6 +84,21 @@ typedef struct cls_test_png_options {
 /// On success `*bytes` holds `*size` bytes that the caller releases with cls_test_free.
 cls_status cls_test_encode_png(const cls_test_png_options *options, const uint16_t *samples,
                                uint8_t **bytes, size_t *size, cls_message *message);
+
+/// Writes a `width` x `height` 8-bit RGB PNG of a synthetic picture (gradients and a 7-px
+/// checker) to `path`, row by row, so a 60-megapixel file costs the writer one row of memory.
+cls_status cls_test_write_large_png(const char *path, uint32_t width, uint32_t height, cls_message *message);
+
+/// The same picture as an 8-bit RGB deflate TIFF: strips of 64 rows when `tile_size`
+/// is 0, tiles of `tile_size` (a multiple of 16) otherwise; one band of rows in memory.
+cls_status cls_test_write_large_tiff(const char *path, uint32_t width, uint32_t height, uint32_t tile_size,
+                                     cls_message *message);
+
+/// Writes `rgb` (width * height RGB pixels, stored order) as a deflate TIFF to `path`: strips of
+/// `rows_per_strip` rows, or tiles of `tile_size` (a multiple of 16) when it is not 0, with the
+/// Orientation tag `orientation` (1...8).
+cls_status cls_test_encode_tiff(const uint8_t *rgb, uint32_t width, uint32_t height, uint32_t rows_per_strip,
+                                uint32_t tile_size, uint16_t orientation, const char *path, cls_message *message);
 
 /// Releases bytes returned by the encoders above.
 void cls_test_free(void *bytes);

@@ -3,8 +3,8 @@ import CClassifyCodecs
 /// What ``ImageDecoder`` asks of a format's decoder.
 struct DecodingRequest: Sendable {
     /// The shorter side the caller needs at least; codecs that can scale while decoding
-    /// (JPEG's DCT scaling, libwebp's rescaler) stop at the smallest power-of-two fraction that
-    /// keeps it. nil: full size.
+    /// (JPEG's DCT scaling, libwebp's rescaler, the row reduction of PNG, TIFF and HEIF) stop at
+    /// the smallest power-of-two fraction that keeps it. nil: full size.
     var minimumShortSide: Int?
     /// Images with more full-size pixels than this fail with `.tooLarge` before any pixel
     /// memory is allocated.
@@ -53,7 +53,8 @@ enum TwoStepDecoding {
         guard status == CLS_OK else {
             throw ImageDecodingError(status: status, message: message, width: info.width, height: info.height, limit: limit)
         }
-        let denominator = max(1, Int(info.width) / max(1, width))
+        // Codecs round reduced sides up (ceil(width / 2^k)), so the ratio is rounded, not truncated.
+        let denominator = max(1, Int((Double(info.width) / Double(max(1, width))).rounded()))
         return UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: Int(info.width), fullHeight: Int(info.height),
             scaleDenominator: denominator, format: format,

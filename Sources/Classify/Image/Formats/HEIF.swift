@@ -2,7 +2,8 @@ import CClassifyCodecs
 
 /// HEIF (HEIC, the iPhone's format since 2017) and AVIF through libheif: the primary image
 /// with its transformations (irot, imir, clap) applied by libheif, grids assembled, 10/12-bit
-/// samples reduced to 8, alpha composited onto white. The file's brand says which decoder
+/// samples reduced to 8, alpha composited onto white; reduced by 2, 4 or 8 (block means) when
+/// the caller needs less, straight from libheif's picture without a full-size copy. The file's brand says which decoder
 /// (HEVC or AV1) is needed; a libheif built without it is a clear per-file error.
 enum HEIFDecoding: FormatDecoder {
     static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
@@ -19,13 +20,14 @@ enum HEIFDecoding: FormatDecoder {
     ) throws(ImageDecodingError) -> UnorientedImage {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = request.maximumPixelCount
+        let minimum = UInt32(clamping: max(0, request.minimumShortSide ?? 0))
         var metadata = PhotoMetadata()
         var image = try TwoStepDecoding.run(
             format: format, limit: limit,
             open: { decoder, info, message in
                 // The embedded thumbnail is not used: see docs/formats.md, "Accuracy by format" (measured).
                 cls_heif_decoder_open(
-                    base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, &decoder, &info, &message)
+                    base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, minimum, &decoder, &info, &message)
             },
             inspect: { metadata = HEIFMetadata.read($0) },
             read: { cls_heif_decoder_read_pixels($0, $1, $2, &$3) },

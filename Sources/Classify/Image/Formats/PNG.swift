@@ -1,30 +1,33 @@
 import CClassifyCodecs
 
 /// Swift side of the PNG codec: calls libpng's simplified API through the C layer and
-/// allocates the pixel buffer only after the header passed the pixel limit.
+/// allocates the pixel buffer only after the header passed the pixel limit. Reduced by 2, 4 or 8
+/// (block means, as JPEG's DCT scaling) when the caller needs less; most photos are read row by
+/// row, so no full-size buffer is held.
 enum PNGDecoding: FormatDecoder {
     static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
         -> UnorientedImage
     {
-        try decode(bytes, maximumPixelCount: request.maximumPixelCount)
+        try decode(bytes, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount)
     }
 
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, maximumPixelCount: Int
+        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int? = nil, maximumPixelCount: Int
     ) throws(ImageDecodingError) -> UnorientedImage {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = UInt64(clamping: max(0, maximumPixelCount))
         var decoder: OpaquePointer?
         var header = cls_png_header()
         var message = cls_message()
-        let opened = cls_png_decoder_open(base, bytes.count, limit, &decoder, &header, &message)
+        let minimum = UInt32(clamping: max(0, minimumShortSide ?? 0))
+        let opened = cls_png_decoder_open(base, bytes.count, limit, minimum, &decoder, &header, &message)
         defer { cls_png_decoder_close(decoder) }
         guard opened == CLS_OK, let decoder else {
             throw ImageDecodingError(
                 status: opened, message: message, width: header.width, height: header.height,
                 limit: maximumPixelCount)
         }
-        let width = Int(header.width), height = Int(header.height)
+        let width = Int(header.output_width), height = Int(header.output_height)
         let byteCount = width * height * 3
         var status = CLS_OK
         let pixels = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
@@ -37,8 +40,8 @@ enum PNGDecoding: FormatDecoder {
                 limit: maximumPixelCount)
         }
         var image = UnorientedImage(
-            pixels: pixels, width: width, height: height, fullWidth: width, fullHeight: height,
-            scaleDenominator: 1, format: .png,
+            pixels: pixels, width: width, height: height, fullWidth: Int(header.width), fullHeight: Int(header.height),
+            scaleDenominator: Int(header.scale_denominator), format: .png,
             orientation: PNGChunkReader.exifPayload(in: bytes).map(ExifOrientationReader.orientation(in:)) ?? .identity)
         image.metadata = PNGMetadata.read(bytes)
         return image
