@@ -75,7 +75,7 @@ struct ReducedDecodingTests {
         try expectBlockMeans(png, "RGB \(width)x\(height)")
         let gray = Array(rgb.prefix(width * height))
         try expectBlockMeans(try TestPNG.encode(gray.map(UInt16.init), width: width, height: height, color: CLS_TEST_PNG_GRAY), "gray")
-        let palette = (0..<256).flatMap { [UInt8($0), UInt8(255 - $0), UInt8($0 / 2)] }
+        let palette: [UInt8] = (0..<256).flatMap { (index: Int) -> [UInt8] in [UInt8(index), UInt8(255 - index), UInt8(index / 2)] }
         try expectBlockMeans(
             try TestPNG.encode(gray.map(UInt16.init), width: width, height: height, color: CLS_TEST_PNG_PALETTE, palette: palette),
             "palette")
