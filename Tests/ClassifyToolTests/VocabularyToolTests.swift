@@ -77,7 +77,8 @@ private let indexedPhotos = Task { () throws -> Fixture in
             "    means: person",
             "    why: ImageNet-1k's WordNet person classes (ballplayer, groom, scuba diver; the label person covers them); "
                 + "ImageNet-1k has no general person class",
-            "    with faces: once faces are indexed, also images with 1 or more faces (faces:1+)",
+            // The fixture's index was built with faces (the default), so the word says it takes them.
+            "    with faces: also images with 1 or more faces (faces:1+)",
         ])
 
         let (_, sky) = try await run(["labels", "sky"])

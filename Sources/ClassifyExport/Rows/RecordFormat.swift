@@ -54,38 +54,8 @@ public enum RecordFormat: String, Sendable, CaseIterable {
             ]
             return fields.map(Self.csvField).joined(separator: ",")
         case .jsonl:
-            var object: [String: Any] = [
-                "path": record.path, "size": record.size,
-                "modified": stamp.format(record.modificationTime), "indexed": stamp.format(record.indexedAt),
-                "labels": record.labels.map { label -> [String: Any] in
-                    var entry: [String: Any] = [
-                        "identifier": label.identifier, "name": label.displayName,
-                        "confidence": (label.confidence * 1e4).rounded() / 1e4,
-                        "paths": label.hierarchy.map { $0.joined(separator: "|") },
-                    ]
-                    if label.isAdded { entry["added"] = true }
-                    if label.isUserLabel { entry["userLabel"] = true }
-                    return entry
-                },
-            ]
-            if let width = record.width, let height = record.height { object["width"] = width; object["height"] = height }
-            if let model = record.model { object["model"] = model.description }
-            if let hash = record.contentHash { object["contentHash"] = hash }
-            if !record.removedLabels.isEmpty { object["removed"] = record.removedLabels }
-            if let stage = record.failureStage { object["error"] = ["stage": stage, "reason": record.failureReason ?? ""] }
-            if let faces = record.faces {
-                // As `classify-tool faces` and `show` write them: pixels to 0.1, confidences to 1e-4.
-                object["faceCount"] = faces.count
-                object["faces"] = faces.map { face -> [String: Any] in
-                    ["x": (face.x * 10).rounded() / 10, "y": (face.y * 10).rounded() / 10,
-                     "width": (face.width * 10).rounded() / 10, "height": (face.height * 10).rounded() / 10,
-                     "confidence": (face.confidence * 1e4).rounded() / 1e4]
-                }
-            }
             // A path that is not UTF-8 (see RawPath) is written readably, its exact bytes in "pathBytes".
-            let data = (try? JSONSerialization.data(
-                withJSONObject: RawPath.portableJSONObject(object), options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            return String(decoding: (try? JSONOutput.encode(ExportRecordOutput(record))) ?? Data(), as: UTF8.self)
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Classify
 import ClassifyBenchmarks
 import Foundation
+import TagIndex
 
 /// `classify-tool bench`: batch-1 model latency (and, with --layers, a per-op profile).
 struct BenchCommand: AsyncParsableCommand {
@@ -59,18 +60,14 @@ struct BenchCommand: AsyncParsableCommand {
                                            clock: timing)
         report.loadMilliseconds = loadMilliseconds
         if json {
-            var object: [String: Any] = [
-                "threads": report.threads, "iterations": report.iterations,
-                "median_ms": report.medianMilliseconds, "p90_ms": report.p90Milliseconds,
-                "min_ms": report.minimumMilliseconds, "mean_ms": report.meanMilliseconds, "load_ms": loadMilliseconds,
-                "kernels": KernelPath.current.rawValue, "clock": clock,
-                "precision": precision.rawValue, "int8_kernels": KernelPath.currentInt8Variant,
-            ]
-            if let layers = report.layers {
-                object["layers"] = layers.map { ["name": $0.name, "kind": $0.kind, "output": $0.outputShape, "median_ms": $0.medianMilliseconds, "min_ms": $0.minimumMilliseconds] }
-            }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            let output = LatencyOutput(
+                threads: report.threads, iterations: report.iterations, median_ms: report.medianMilliseconds, p90_ms: report.p90Milliseconds,
+                min_ms: report.minimumMilliseconds, mean_ms: report.meanMilliseconds, load_ms: loadMilliseconds,
+                kernels: KernelPath.current.rawValue, clock: clock, precision: precision.rawValue, int8_kernels: KernelPath.currentInt8Variant,
+                layers: report.layers?.map {
+                    .init(name: $0.name, kind: $0.kind, output: $0.outputShape, median_ms: $0.medianMilliseconds, min_ms: $0.minimumMilliseconds)
+                })
+            print(String(decoding: try JSONOutput.encode(output), as: UTF8.self))
             return
         }
         let kernelsUsed = precision == .int8 ? "\(KernelPath.current.rawValue) (int8: \(KernelPath.currentInt8Variant))" : KernelPath.current.rawValue
@@ -80,5 +77,30 @@ struct BenchCommand: AsyncParsableCommand {
             print(String(format: "%-24@ %-28@ %-12@ %7.3f ms (min %.3f)", layer.name as NSString, layer.kind as NSString,
                          layer.outputShape as NSString, layer.medianMilliseconds, layer.minimumMilliseconds))
         }
+    }
+}
+
+/// `bench --json`: the model's latency on this machine (keys as `compare.sh` reads them).
+struct LatencyOutput: Codable, Sendable {
+    var threads: Int
+    var iterations: Int
+    var median_ms: Double
+    var p90_ms: Double
+    var min_ms: Double
+    var mean_ms: Double
+    var load_ms: Double
+    var kernels: String
+    var clock: String
+    var precision: String
+    var int8_kernels: String
+    var layers: [Layer]?
+
+    /// One layer of `--layers`.
+    struct Layer: Codable, Sendable {
+        var name: String
+        var kind: String
+        var output: String
+        var median_ms: Double
+        var min_ms: Double
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Classify
 import Foundation
+import TagIndex
 
 /// `classify-tool evaluate DIR`: top-1 / top-5 accuracy on labelled images.
 struct EvaluateCommand: AsyncParsableCommand {
@@ -61,11 +62,11 @@ struct EvaluateCommand: AsyncParsableCommand {
             full = try await measure(leaves, classifier: classifier)
         }
         if json {
-            var object: [String: Any] = ["images": scaled.images, "failed": scaled.failed, "top1": scaled.top1Rate, "top5": scaled.top5Rate]
-            if let full { object["fullDecode"] = ["top1": full.top1Rate, "top5": full.top5Rate] }
-            if let fp32, let agreement { object["fp32"] = ["top1": fp32.top1Rate, "top5": fp32.top5Rate, "top1Agreement": agreement] }
-            object["precision"] = model.precision.rawValue
-            Terminal.out(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            var output = AccuracyOutput(
+                images: scaled.images, failed: scaled.failed, top1: scaled.top1Rate, top5: scaled.top5Rate, precision: model.precision.rawValue)
+            output.fullDecode = full.map { .init(top1: $0.top1Rate, top5: $0.top5Rate) }
+            if let fp32, let agreement { output.fp32 = .init(top1: fp32.top1Rate, top5: fp32.top5Rate, top1Agreement: agreement) }
+            Terminal.out(String(decoding: try JSONOutput.encode(output), as: UTF8.self))
             return
         }
         Terminal.out(String(format: "%d images (%d failed, %d unlabelled skipped): top-1 %.3f, top-5 %.3f (%@, JPEG decoded at reduced size)",
@@ -98,5 +99,23 @@ struct EvaluateCommand: AsyncParsableCommand {
             if ranked.contains(truth) { accuracy.top5 += 1 }
         })
         return accuracy
+    }
+}
+
+/// `evaluate --json`: accuracy on a labelled folder, and beside it what full decoding or fp32 gives.
+struct AccuracyOutput: Codable, Sendable {
+    var images: Int
+    var failed: Int
+    var top1: Double
+    var top5: Double
+    var precision: String
+    var fullDecode: Rates?
+    var fp32: Rates?
+
+    /// Top-1 and top-5 rates (and, against fp32, how often top-1 agrees).
+    struct Rates: Codable, Sendable {
+        var top1: Double
+        var top5: Double
+        var top1Agreement: Double?
     }
 }

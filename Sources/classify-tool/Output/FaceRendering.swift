@@ -1,6 +1,7 @@
 import Classify
 import ClassifySupport
 import Foundation
+import TagIndex
 
 /// Renders the `faces` command's rows: one per file, faces in pixels of the upright image with a
 /// top-left origin; a failed file is one row with the stage and reason, as `classify` prints.
@@ -22,32 +23,8 @@ struct FaceRenderer {
         }
     }
 
-    static func rounded(_ value: Double, _ digits: Double = 100) -> Double { (value * digits).rounded() / digits }
-
-    func jsonObject(path: String, result: Result<FaceDetectionResult, ClassificationError>) -> [String: Any] {
-        switch result {
-        case .success(let result):
-            return [
-                "path": path, "width": result.width, "height": result.height,
-                "faces": result.faces.map { face -> [String: Any] in
-                    let box = face.pixelBoundingBox
-                    return [
-                        "x": Self.rounded(box.x), "y": Self.rounded(box.y),
-                        "width": Self.rounded(box.width), "height": Self.rounded(box.height),
-                        "confidence": Self.rounded(Double(face.confidence), 1e6),
-                        "landmarks": face.pixelLandmarks.namedPoints
-                            .reduce(into: [String: Any]()) { $0[$1.0] = ["x": Self.rounded($1.1.x), "y": Self.rounded($1.1.y)] },
-                    ]
-                },
-            ]
-        case .failure(let error):
-            return ["path": path, "error": ["stage": error.stage.rawValue, "reason": error.reason]]
-        }
-    }
-
     private func json(path: String, result: Result<FaceDetectionResult, ClassificationError>) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: jsonObject(path: path, result: result), options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: (try? RawPath.portableJSON(data)) ?? data, as: UTF8.self)
+        String(decoding: (try? JSONOutput.encode(FacesOfFileOutput(path: path, result: result))) ?? Data(), as: UTF8.self)
     }
 
     private func table(path: String, result: Result<FaceDetectionResult, ClassificationError>) -> String {

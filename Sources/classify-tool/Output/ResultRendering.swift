@@ -1,6 +1,7 @@
 import Classify
 import ClassifySupport
 import Foundation
+import TagIndex
 
 /// Turns classification results into the `classify` command's output formats.
 struct ResultRenderer {
@@ -35,28 +36,9 @@ struct ResultRenderer {
         }
     }
 
-    func jsonObject(path: String, result: Result<ClassificationResult, ClassificationError>) -> [String: Any] {
-        switch result {
-        case .success(let result):
-            return [
-                "path": path, "width": result.width, "height": result.height, "format": result.format.rawValue,
-                "observations": kept(result.observations).map { observation -> [String: Any] in
-                    var object: [String: Any] = [
-                        "identifier": observation.identifier, "displayName": observation.displayName,
-                        "confidence": (Double(observation.confidence) * 1e6).rounded() / 1e6,
-                    ]
-                    if let wnid = observation.wordNetID { object["wnid"] = wnid }
-                    return object
-                },
-            ]
-        case .failure(let error):
-            return ["path": path, "error": ["stage": error.stage.rawValue, "reason": error.reason]]
-        }
-    }
-
     private func json(path: String, result: Result<ClassificationResult, ClassificationError>) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: jsonObject(path: path, result: result), options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: (try? RawPath.portableJSON(data)) ?? data, as: UTF8.self)
+        let output = ClassifiedFileOutput(path: path, result: result) { kept($0.observations) }
+        return String(decoding: (try? JSONOutput.encode(output)) ?? Data(), as: UTF8.self)
     }
 
     private func table(path: String, result: Result<ClassificationResult, ClassificationError>) -> String {
