@@ -24,7 +24,7 @@ public struct IndexVocabulary: Sendable {
     /// Whether faces are detected and stored: adds the ``faceLabel`` to the taxonomy. The stamp
     /// does not change with it (faces do not change what the classifier says): images indexed
     /// without faces keep their labels and get their faces added by the next run with faces
-    /// (``FolderIndexer/Report/facesAdded``).
+    /// (``LibraryIndexer/Report/facesAdded``).
     public let faces: Bool
 
     /// The label an image gets when faces are found in it, with the best face's confidence:

@@ -1,39 +1,58 @@
 import Classify
+import ClassifySupport
 import Foundation
 import TagIndex
 
-/// Keeps the index at any location in sync with folders, whichever database holds it: a SQLite
-/// file through ``FolderIndexer`` (one run at a time, batched transactions), a database server
-/// through ``SharedFolderIndexer`` (any number of indexers at once, claims with leases). Both
-/// report a ``FolderIndexer/Report``; a program opens the destination with ``IndexOpener`` and
-/// never asks which database it has.
+/// Keeps an index in sync with folders, whichever database holds it: it drives any
+/// ``IndexWriter`` (a SQLite file, or a database server that other indexers fill at the same
+/// time, on this machine and others) through the same steps, and a program opens the index with
+/// ``IndexOpener`` and never asks which database it has.
+///
+/// One task walks the folders and queues what the index says needs reading (new, changed, or
+/// from another model); `jobs` workers claim queued files a few at a time, read and hash each
+/// once (hash and decode share the bytes), let the index recognise touched, moved and copied
+/// files by their content hash, classify the rest (labels, feature print, colors and, unless
+/// turned off, faces) and write them. When the walk is done and nothing is left queued, files
+/// gone from the folders are removed, and images the index holds without faces get them.
+///
+/// Memory is bounded by the files in flight (`jobs` times the claim size), not by the folder: the
+/// walk streams and is planned in chunks. Cancelling the surrounding task stops claiming; what
+/// is finished is still written, the run ends without removing anything, and the next run
+/// resumes, skipping every file already written. A file that cannot be read or decoded is written
+/// as a failure (stage and reason) and the run goes on; a database that refuses a write (disk
+/// full, read-only, damaged: ``TagIndexError/storage(path:reason:)``) ends the run at once,
+/// keeping every batch committed before. On a server, files claimed by indexers that were killed
+/// are taken over when their leases run out, and a worker that loses the server reconnects.
 ///
 /// ```swift
-/// let indexer = try LibraryIndexer(location: location, opener: .standard)
-/// let faces = IndexVocabulary.hasFaces(stamp: try await indexer.installedModel())
+/// let indexer = try LibraryIndexer(location: .sqlite(url), opener: .standard)
 /// let report = try await indexer.run(LibraryIndexer.Options(roots: [try LibraryRoot(parsing: "/home/me/Pictures")]),
 ///                                    classifier: try ImageClassifier())
 /// print(report.summary)
 /// ```
 public struct LibraryIndexer: Sendable {
-    /// What to index and how; the settings that only one kind of database uses say so.
+    /// What to index and how.
     public struct Options: Sendable {
         /// The folders. A named root (`photos=/mnt/photos`) needs a shared index; a SQLite file
         /// stores absolute paths.
         public var roots: [LibraryRoot]
-        /// Images classified at once (default: number of cores).
+        /// Workers: images classified at once (default: number of cores).
         public var jobs: Int?
         public var includeHidden = false
         /// `fnmatch` patterns matched against names and full paths.
         public var excludes: [String] = []
-        /// Files written per transaction of a SQLite file (at most; a batch also ends after a
-        /// second). Default: 64.
-        public var batchSize: Int?
-        /// Files a worker of a shared index claims (and writes) at once. Default: 32.
+        /// Files a worker claims (and hands to the index) at once; nil: the index's
+        /// ``IndexWriter/preferredClaimSize`` (one for a SQLite file, 32 for a server).
         public var claimSize: Int?
-        /// Leases, patience with server faults, abandoned claims (a shared index).
-        public var sharedSettings = SharedRunSettings()
-        /// Called (from the walk) with each file passed over as not an image.
+        /// Walked files are planned against the index this many at a time.
+        public var planChunkSize = 256
+        /// Leases, patience with server faults, abandoned claims, SQLite's batches.
+        public var settings = RunSettings()
+        /// How often an idle worker looks at the queue again.
+        public var pollInterval: Duration = .milliseconds(200)
+        /// Called (from the walk) with each file passed over as not an image: no image extension
+        /// and no image signature. ``Report/skippedNonImages`` counts them either way.
+        /// Usage: `options.skippedFile = { path in print("not an image:", path) }`
         public var skippedFile: (@Sendable (String) -> Void)?
 
         /// Usage: `var options = LibraryIndexer.Options(roots: [try LibraryRoot(parsing: folder)], jobs: 2)`
@@ -43,23 +62,32 @@ public struct LibraryIndexer: Sendable {
             self.includeHidden = includeHidden
             self.excludes = excludes
         }
+
+        /// Options for unnamed folders given by path.
+        ///
+        /// Usage: `let options = try LibraryIndexer.Options(folders: ["/home/me/Pictures"], jobs: 2)`
+        public init(folders: [String], jobs: Int? = nil, includeHidden: Bool = false, excludes: [String] = []) throws {
+            self.init(
+                roots: try folders.map { try LibraryRoot(name: nil, localPath: $0) }, jobs: jobs, includeHidden: includeHidden,
+                excludes: excludes)
+        }
     }
 
     /// Where the runs write.
-    public let destination: IndexDestination
+    public let index: any IndexWriter
 
     /// Opens the index at `location` for index runs (a SQLite file is created when there is none).
     ///
     /// Usage: `let indexer = try LibraryIndexer(location: .sqlite(url), opener: IndexOpener())`
     public init(location: IndexLocation, opener: IndexOpener) throws {
-        destination = try opener.openForIndexing(location)
+        index = try opener.openForIndexing(location)
     }
 
     /// Runs on an index already opened.
     ///
-    /// Usage: `let indexer = LibraryIndexer(destination: .file(index))`
-    public init(destination: IndexDestination) {
-        self.destination = destination
+    /// Usage: `let indexer = LibraryIndexer(index: try SQLiteIndex(url: url))`
+    public init(index: any IndexWriter) {
+        self.index = index
     }
 
     /// Fails, saying why, when an index at `location` cannot take `roots`: a named root needs a
@@ -68,15 +96,8 @@ public struct LibraryIndexer: Sendable {
     ///
     /// Usage: `try LibraryIndexer.check(roots, for: location)`
     public static func check(_ roots: [LibraryRoot], for location: IndexLocation) throws {
-        guard case .sqlite = location else { return }
-        try requireUnnamed(roots)
-    }
-
-    /// Fails for a named root, which a SQLite file cannot store.
-    private static func requireUnnamed(_ roots: [LibraryRoot]) throws {
-        guard let named = roots.first(where: { $0.name != nil }) else { return }
-        throw TagIndexError.invalidInput(
-            "the named library root \(named) needs a shared index such as PostgreSQL (--db postgres://...); a SQLite index stores absolute paths, so give the folder alone")
+        guard case .sqlite = location, let named = roots.first(where: { $0.name != nil }) else { return }
+        throw TagIndexError.namedRootOnFile(named)
     }
 
     /// The model stamp of the taxonomy last installed, nil for an index never indexed into (the
@@ -84,34 +105,281 @@ public struct LibraryIndexer: Sendable {
     ///
     /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try await indexer.installedModel())`
     public func installedModel() async throws -> String? {
-        try await destination.installedModel()
+        try await index.installedModel()
     }
 
-    /// Runs one index pass over `options.roots`; `progress` is called as files are written.
+    /// What the workers of this process did, for the report and progress.
+    private struct Tally {
+        var report = Report(summary: RunSummary())
+        var progress = Progress()
+    }
+
+    /// Runs one index pass over `options.roots` with `classifier` and, when given, `faceDetector`
+    /// (nil: faces are not looked for, and the faces stored by earlier runs stay). `progress` is
+    /// called as files are written.
     ///
-    /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: nil) { print($0.done) }`
+    /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: detector) { print($0.done) }`
     public func run(
         _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil,
-        progress: @escaping @Sendable (FolderIndexer.Progress) -> Void = { _ in }
-    ) async throws -> FolderIndexer.Report {
-        switch destination {
-        case .file(let index):
-            try Self.requireUnnamed(options.roots)
-            var fileOptions = FolderIndexer.Options(
-                roots: options.roots.map { $0.localPath.isEmpty ? "/" : $0.localPath }, jobs: options.jobs,
-                includeHidden: options.includeHidden, excludes: options.excludes)
-            if let batchSize = options.batchSize { fileOptions.batchSize = batchSize }
-            fileOptions.skippedFile = options.skippedFile
-            let indexer = FolderIndexer(index: index, classifier: classifier, faceDetector: faceDetector)
-            return try await indexer.run(fileOptions, progress: progress)
-        case .shared(let index):
-            var sharedOptions = SharedFolderIndexer.Options(
-                roots: options.roots, jobs: options.jobs, includeHidden: options.includeHidden, excludes: options.excludes)
-            if let claimSize = options.claimSize { sharedOptions.claimSize = claimSize }
-            sharedOptions.settings = options.sharedSettings
-            sharedOptions.skippedFile = options.skippedFile
-            let indexer = SharedFolderIndexer(database: index, classifier: classifier, faceDetector: faceDetector)
-            return try await indexer.run(sharedOptions, progress: progress)
+        progress: @escaping @Sendable (Progress) -> Void = { _ in }
+    ) async throws -> Report {
+        let clock = ContinuousClock()
+        let start = clock.now
+        // Without a detector the face label (below person) stays in the taxonomy while images
+        // carry it: the entries are the same either way.
+        var vocabulary = IndexVocabulary(model: classifier.model, faces: faceDetector != nil)
+        if faceDetector == nil, try await index.labelImageCounts()[IndexVocabulary.faceLabel, default: 0] > 0 {
+            vocabulary = IndexVocabulary(model: classifier.model, faces: true)
+        }
+        let run = try await index.beginRun(
+            roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
+            vocabulary: vocabulary.searchWords, settings: options.settings)
+        let pass = Pass(
+            classifier: classifier, faceDetector: faceDetector, vocabulary: vocabulary, options: options,
+            claimSize: max(1, options.claimSize ?? index.preferredClaimSize))
+        let scan = ScanState()
+        let tally = Locked(Tally())
+        let jobs = min(ClassificationPipeline.maximumJobs, max(1, options.jobs ?? ProcessInfo.processInfo.activeProcessorCount))
+        if jobs > 1 { ComputeThreads.configure(1) }
+        do {
+            // What each batch (or the walk's unreadable paths) adds to this process's report.
+            let record: @Sendable (Int, [Failure], Int, Int) -> Void = { done, failures, new, updated in
+                let snapshot = tally.withLock { tally in
+                    tally.progress.done += done
+                    tally.progress.failed += failures.count
+                    tally.report.new += new
+                    tally.report.updated += updated
+                    for failure in failures where tally.report.failures.count < Self.failureSampleLimit {
+                        tally.report.failures.append(failure)
+                    }
+                    let scanned = scan.snapshot()
+                    tally.progress.scanned = scanned.scanned
+                    tally.progress.candidates = scanned.candidates
+                    tally.progress.scanComplete = scanned.complete
+                    tally.progress.elapsed = clock.now - start
+                    return tally.progress
+                }
+                progress(snapshot)
+            }
+            // Leases stay alive while files are read and classified, however long one takes.
+            let heartbeat = Task { await run.keepClaimsAlive() }
+            defer { heartbeat.cancel() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await pass.walk(run, scan, problems: record) }
+                for _ in 0..<jobs {
+                    group.addTask { try await pass.work(run, scan, finished: record) }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            run.cancel()
+            throw error
+        }
+        var report = tally.withLock { $0.report }
+        if let faceDetector, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
+            // Images indexed without faces get them now, inside the run (another indexer of a
+            // shared index doing the same at once only repeats work: each write checks that the
+            // image still has no faces).
+            let worker = run.makeWorker()
+            do {
+                let roots = options.roots
+                report.facesAdded = try await FaceBackfill(detector: faceDetector, decoder: classifier.decoder, jobs: jobs).run(
+                    page: { after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
+                    localPath: { roots.localPath(forLibrary: $0) },
+                    write: { try await worker.addFaces($0) })
+            } catch {
+                await worker.close()
+                run.cancel()
+                throw error
+            }
+            await worker.close()
+        }
+        let interrupted = Task.isCancelled || !scan.snapshot().complete || scan.snapshot().interrupted
+        if interrupted {
+            // Cancelling commits what the workers finished, so the summary counts it.
+            run.cancel()
+            report.summary = run.summary
+        } else {
+            report.summary = try await run.finish()
+        }
+        report.interrupted = interrupted
+        report.skippedNonImages = scan.snapshot().skipped
+        report.elapsed = clock.now - start
+        return report
+    }
+}
+
+/// One index pass: what the walk and the workers share.
+private struct Pass: Sendable {
+    let classifier: ImageClassifier
+    let faceDetector: FaceDetector?
+    let vocabulary: IndexVocabulary
+    let options: LibraryIndexer.Options
+    let claimSize: Int
+
+    typealias Failure = LibraryIndexer.Failure
+
+    /// Walks the roots and queues what needs reading; paths the walk could not use are written
+    /// as failures at once.
+    func walk(
+        _ run: any IndexWriterRun, _ scan: ScanState, problems reported: @Sendable (Int, [Failure], Int, Int) -> Void
+    ) async throws {
+        let worker = run.makeWorker()
+        do {
+            var walk = ImageFileWalker(
+                paths: options.roots.map { $0.localPath.isEmpty ? "/" : $0.localPath }, includeHidden: options.includeHidden,
+                excludes: options.excludes)
+            walk.reportsSkipped = true
+            var iterator = walk.makeIterator()
+            var finished = false
+            while !finished, !Task.isCancelled {
+                var files: [FileFacts] = []
+                var problems: [IndexEntry] = []
+                var skipped = 0
+                while files.count < options.planChunkSize, !Task.isCancelled {
+                    guard let entry = iterator.next() else {
+                        finished = true
+                        break
+                    }
+                    switch entry {
+                    case .file(let file):
+                        files.append(FileFacts(path: file.path, size: file.size, modificationTime: Date(timeIntervalSince1970: file.modificationTime)))
+                    case .problem(let path, let reason):
+                        let facts = FileFacts(path: path, size: 0, modificationTime: Date(timeIntervalSince1970: 0))
+                        problems.append(vocabulary.entry(for: ClassificationError(stage: .read, reason: reason), file: facts, contentHash: nil))
+                    case .skipped(let path):
+                        skipped += 1
+                        options.skippedFile?(path)
+                    }
+                }
+                let queued = try await worker.plan(files)
+                let known = problems.filter { options.roots.libraryPath(forLocal: $0.path) != nil }
+                if !known.isEmpty {
+                    try await worker.write(known, completing: [])
+                    reported(known.count, known.compactMap { entry in
+                        guard case .failed(let failure) = entry else { return nil }
+                        return Failure(path: failure.path, stage: failure.stage, reason: failure.reason)
+                    }, 0, 0)
+                }
+                let complete = finished && !Task.isCancelled
+                scan.update { snapshot in
+                    snapshot.skipped += skipped
+                    snapshot.scanned += files.count + problems.count
+                    snapshot.candidates += queued
+                    if complete { snapshot.complete = true }
+                }
+            }
+        } catch {
+            await worker.close()
+            scan.update { $0.error = error }
+            throw error
+        }
+        await worker.close()
+    }
+
+    /// One worker: claims, reads, resolves, classifies and writes until nothing is left under
+    /// the run's roots (or the run is cancelled). After each batch, `finished(done, failures,
+    /// new, updated)`: files finished, those that failed, classified files new to the index and
+    /// classified files it held before.
+    func work(
+        _ run: any IndexWriterRun, _ scan: ScanState,
+        finished: @Sendable (Int, [Failure], Int, Int) -> Void
+    ) async throws {
+        let worker = run.makeWorker()
+        do {
+            while !Task.isCancelled {
+                let claims = try await worker.claim(limit: claimSize)
+                if claims.isEmpty {
+                    let snapshot = scan.snapshot()
+                    if !snapshot.complete {
+                        if snapshot.error != nil { break }
+                        try? await Task.sleep(for: options.pollInterval)
+                        continue
+                    }
+                    let (left, soonest) = try await worker.remaining()
+                    if left == 0 { break }
+                    // Others hold the rest: wait for them to finish, or for a lease to run out.
+                    let wait = min(1.0, max(0.05, soonest ?? 0.05))
+                    try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                    continue
+                }
+                // Every claimed file is read and hashed first, so one look at the index tells
+                // which of them it already holds (touched, moved, copied); the rest are classified.
+                var read: [(claim: ClaimedFile, file: ReadFile)] = []
+                for claim in claims {
+                    if Task.isCancelled { break }
+                    read.append((claim, self.read(claim, run)))
+                }
+                let hashed = read.compactMap { claim, file -> (claim: ClaimedFile, contentHash: String)? in
+                    if case .bytes(_, let hash) = file { (claim, hash) } else { nil }
+                }
+                var resolutions: [String: Resolution] = [:]
+                for (item, resolution) in zip(hashed, try await worker.resolve(hashed)) { resolutions[item.claim.libraryPath] = resolution }
+                var entries: [IndexEntry] = []
+                var processed: [ClaimedFile] = []
+                for (claim, file) in read {
+                    switch file {
+                    case .failed(let entry): entries.append(entry)
+                    case .bytes(let bytes, let hash):
+                        if resolutions[claim.libraryPath] == .classify { entries.append(classify(bytes, hash: hash, claim.facts)) }
+                    }
+                    processed.append(claim)
+                }
+                let inserted = try await worker.write(entries, completing: processed)
+                try await worker.release(claims.filter { !processed.contains($0) })
+                var failures: [Failure] = []
+                var new = 0, updated = 0
+                for (entry, isNew) in zip(entries, inserted) {
+                    switch entry {
+                    case .classified: if isNew { new += 1 } else { updated += 1 }
+                    case .failed(let failure): failures.append(Failure(path: failure.path, stage: failure.stage, reason: failure.reason))
+                    }
+                }
+                finished(processed.count, failures, new, updated)
+            }
+            if Task.isCancelled { scan.update { $0.interrupted = true } }
+        } catch {
+            await worker.close()
+            throw error
+        }
+        await worker.close()
+    }
+
+    /// A claimed file after reading: its bytes and content hash, or the failure to write for it.
+    private enum ReadFile {
+        case bytes([UInt8], hash: String)
+        case failed(IndexEntry)
+    }
+
+    /// Reads and hashes a claimed file, or says why it cannot be indexed.
+    private func read(_ claim: ClaimedFile, _ run: any IndexWriterRun) -> ReadFile {
+        let facts = claim.facts
+        if claim.attempts > run.settings.maximumAttempts {
+            let error = ClassificationError(
+                stage: .read,
+                reason: "indexers stopped \(claim.attempts - 1) times while working on this file (killed or crashed); it is tried again when it changes")
+            return .failed(vocabulary.entry(for: error, file: facts, contentHash: nil))
+        }
+        let bytes: [UInt8]
+        do throws(ImageDecodingError) {
+            bytes = try classifier.decoder.readFile(at: URL(fileURLWithPath: facts.path))
+        } catch {
+            return .failed(vocabulary.entry(for: ClassificationError(error), file: facts, contentHash: nil))
+        }
+        if bytes.count != Int(facts.size) {
+            let error = ClassificationError(stage: .read, reason: "the file changed size while it was being read (\(facts.size) -> \(bytes.count) bytes); it will be indexed again on the next run")
+            return .failed(vocabulary.entry(for: error, file: facts, contentHash: nil))
+        }
+        return .bytes(bytes, hash: ContentHash.hex(of: bytes))
+    }
+
+    /// The classification (with faces, when they are looked for) or failure of a file's bytes.
+    private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
+        do throws(ClassificationError) {
+            let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
+            return vocabulary.entry(for: result, faces: faces, file: facts, contentHash: hash)
+        } catch {
+            return vocabulary.entry(for: error, file: facts, contentHash: hash)
         }
     }
 }

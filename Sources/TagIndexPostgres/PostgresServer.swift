@@ -1,8 +1,8 @@
 import TagIndex
 
 /// The PostgreSQL backend of ``IndexOpener``: opens `postgres://` locations, for reading and
-/// corrections (``PostgresIndex``) and for indexers that share the database
-/// (``PostgresSharedIndex``).
+/// corrections (``PostgresIndex``), for indexers that share the database (``PostgresSharedIndex``)
+/// and as the target of a copy (``PostgresCopyTarget``).
 ///
 /// Usage: `let index = try await IndexOpener.standard.open(try IndexLocation(parsing: "postgres://me@nas/photos"))`
 public struct PostgresServer: IndexServer {
@@ -27,13 +27,24 @@ public struct PostgresServer: IndexServer {
 
     /// The database as indexers fill it.
     ///
-    /// Usage: `let shared = PostgresServer().sharedIndex(at: location)`
-    public func sharedIndex(at location: IndexLocation) -> any SharedIndex {
+    /// Usage: `let writer = PostgresServer().writer(at: location)`
+    public func writer(at location: IndexLocation) -> any IndexWriter {
         guard case .postgres(let descriptor) = location else {
             preconditionFailure("IndexOpener asks a server only for the locations it opens")
         }
         return PostgresSharedIndex(descriptor)
     }
+
+    /// The database as the target of a copy (``PostgresCopyTarget``).
+    ///
+    /// Usage: `let target = PostgresServer().copyTarget(at: location)`
+    public func copyTarget(at location: IndexLocation) -> any IndexCopyTarget {
+        guard case .postgres(let descriptor) = location else {
+            preconditionFailure("IndexOpener asks a server only for the locations it opens")
+        }
+        return PostgresCopyTarget(descriptor)
+    }
+
 
     private func descriptor(_ location: IndexLocation) throws -> PostgresDescriptor {
         guard case .postgres(let descriptor) = location else {

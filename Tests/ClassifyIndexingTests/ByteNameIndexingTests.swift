@@ -19,7 +19,8 @@ struct ByteNameIndexingTests {
     let scratch: ScratchFolder
     let folder: URL
     let index: SQLiteIndex
-    let indexer: FolderIndexer
+    let indexer: LibraryIndexer
+    let classifier = ImageClassifier(model: SQLiteIndexingTests.model)
     var base: [UInt8] { Array(folder.path.utf8) + [UInt8(ascii: "/")] }
 
     static let latin1Cat = Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)
@@ -28,9 +29,9 @@ struct ByteNameIndexingTests {
     init() throws {
         scratch = try ScratchFolder("indexer-bytes")
         folder = scratch.url
-        let photos = FolderIndexerTests.photos
+        let photos = SQLiteIndexingTests.photos
         index = try SQLiteIndex.inMemory()
-        indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: FolderIndexerTests.model))
+        indexer = LibraryIndexer(index: index)
         try Self.copy(photos.appending(path: "cat-chelsea.jpg"), to: Array(folder.path.utf8) + [0x2F] + Self.latin1Cat)
         try Self.copy(photos.appending(path: "coffee-cup.jpg"), to: Array(folder.path.utf8) + [0x2F] + Self.newlineCoffee)
         try FileManager.default.copyItem(at: photos.appending(path: "rocket.jpg"), to: folder.appending(path: "IMG_0002"))
@@ -50,10 +51,10 @@ struct ByteNameIndexingTests {
         try #require(written == bytes.count)
     }
 
-    func run(skipped: Locked<[String]>? = nil) async throws -> FolderIndexer.Report {
-        var options = FolderIndexer.Options(roots: [folder.path], jobs: 2)
+    func run(skipped: Locked<[String]>? = nil) async throws -> LibraryIndexer.Report {
+        var options = try LibraryIndexer.Options(folders: [folder.path], jobs: 2)
         if let skipped { options.skippedFile = { path in skipped.withLock { $0.append(path) } } }
-        return try await indexer.run(options)
+        return try await indexer.run(options, classifier: classifier)
     }
 
     @Test func namesThatAreNotUTF8OrHoldANewlineAreIndexedAndFound() async throws {

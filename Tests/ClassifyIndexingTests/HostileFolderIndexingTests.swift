@@ -1,3 +1,4 @@
+import ClassifySupport
 import ClassifyTestSupport
 import Classify
 import Foundation
@@ -9,7 +10,7 @@ import Testing
     import Glibc
 #endif
 
-/// FolderIndexer against files that change under it, files it may not read, special files,
+/// LibraryIndexer against files that change under it, files it may not read, special files,
 /// and a database that refuses writes. Every file ends up classified or as a failed row with a
 /// stage and a reason; a database failure ends the run with a clear error and loses nothing.
 @Suite(.serialized)
@@ -65,10 +66,10 @@ struct HostileFolderIndexingTests {
         }
     }
 
-    func run(jobs: Int = 1, batchSize: Int = 64, progress: @escaping (FolderIndexer.Progress) -> Void = { _ in }) async throws -> FolderIndexer.Report {
-        var options = FolderIndexer.Options(roots: [folder.path], jobs: jobs)
-        options.batchSize = batchSize
-        return try await FolderIndexer(index: index, classifier: ImageClassifier(model: Self.model)).run(options, progress: progress)
+    func run(jobs: Int = 1, batchSize: Int = 64, progress: @escaping @Sendable (LibraryIndexer.Progress) -> Void = { _ in }) async throws -> LibraryIndexer.Report {
+        var options = try LibraryIndexer.Options(folders: [folder.path], jobs: jobs)
+        options.settings.batchSize = batchSize
+        return try await LibraryIndexer(index: index).run(options, classifier: ImageClassifier(model: Self.model), progress: progress)
     }
 
     /// Every failed row: path -> "stage: reason".
@@ -91,12 +92,10 @@ struct HostileFolderIndexingTests {
         let paths = try addPhotos(5)
         // One job and one plan chunk: every file is listed before the first is read, and while
         // the progress callback runs (after the first file) nothing else is in flight.
-        var deleted: [String] = []
         let report = try await run { progress in
             guard progress.done == 1 else { return }
             for path in paths where FileManager.default.fileExists(atPath: path) {
                 try? FileManager.default.removeItem(atPath: path)
-                deleted.append(path)
             }
         }
         #expect(report.new == 1 && report.summary.failed == 4)
@@ -118,7 +117,6 @@ struct HostileFolderIndexingTests {
         let paths = try addPhotos(4)
         var sizes: [String: Int] = [:]
         for path in paths { sizes[path] = try Data(contentsOf: URL(fileURLWithPath: path)).count }
-        var grown: Set<String> = []
         let report = try await run { progress in
             guard progress.done == 1 else { return }
             // A writer appends to the files not read yet (and to the one already read).
@@ -127,7 +125,6 @@ struct HostileFolderIndexingTests {
                 handle.seekToEndOfFile()
                 handle.write(Data(repeating: 0x5A, count: 100))
                 handle.closeFile()
-                grown.insert(path)
             }
         }
         #expect(report.new == 1 && report.summary.failed == 3)
@@ -228,13 +225,14 @@ struct HostileFolderIndexingTests {
         #expect(watcher >= 0)
         defer { close(watcher) }
         #expect(inotify_add_watch(watcher, folder.path, UInt32(IN_OPEN)) >= 0)
-        var progressCalls = 0
+        let progressCount = Locked(0)
         await #expect(throws: TagIndexError.storage(
             path: databaseURL.path,
             reason: "the disk is full (database or disk is full); nothing written before was lost: free some space and run the command again")) {
             // batchSize 1: a progress call follows every successful commit.
-            _ = try await run(batchSize: 1) { _ in progressCalls += 1 }
+            _ = try await run(batchSize: 1) { _ in progressCount.withLock { $0 += 1 } }
         }
+        let progressCalls = progressCount.withLock { $0 }
         // The run stopped at the first refused write instead of reading the whole folder: with
         // one job, the files committed plus the one whose write failed.
         let committed = try index.statistics()

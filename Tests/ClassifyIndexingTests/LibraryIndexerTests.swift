@@ -12,7 +12,7 @@ struct LibraryIndexerTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let photos = repository.appending(path: "Tests/ClassifyTests/Fixtures/photos")
 
-    @Test func aSQLiteLocationIsCreatedWithItsFolderAndIndexedLikeFolderIndexerDoes() async throws {
+    @Test func aSQLiteLocationIsCreatedWithItsFolderAndIndexed() async throws {
         let scratch = try ScratchFolder("library-indexer")
         let folder = scratch.url.appending(path: "photos")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -88,8 +88,7 @@ struct SimilarPhotosTests {
             try jpeg(pixels, width: 320, height: 240, quality: 90).write(to: folder.appending(path: "colors/\(name).jpg"))
         }
         let index = try SQLiteIndex.inMemory()
-        let indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: model))
-        _ = try await indexer.run(FolderIndexer.Options(roots: [folder.path], jobs: 2))
+        _ = try await LibraryIndexer(index: index).run(try LibraryIndexer.Options(folders: [folder.path], jobs: 2), classifier: ImageClassifier(model: model))
         return (folder, index)
     }
 

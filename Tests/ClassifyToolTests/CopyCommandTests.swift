@@ -68,19 +68,36 @@ struct CopyCommandTests {
         }
     }
 
-    @Test func badPairsAndUnreachableServersAreClearErrors() throws {
+    @Test func aFileCopiesIntoANewFileAndBadPairsAndUnreachableServersAreClearErrors() throws {
         let fixture = try Fixture.empty("copy-errors")
         defer { fixture.remove() }
         let file = fixture.root.appending(path: "a.sqlite").path
-        let both = try Tool.run(["copy", "--from", file, "--to", fixture.root.appending(path: "b.sqlite").path])
-        #expect(both.status == 1)
-        #expect(both.stderr.contains("both are SQLite files"), "\(both.stderr)")
+        let copyPath = fixture.root.appending(path: "copies/b.sqlite").path
+        let missing = try Tool.run(["copy", "--from", file, "--to", copyPath])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no index at \(file)"), "\(missing.stderr)")
+        let same = try Tool.run(["copy", "--from", file, "--to", file])
+        #expect(same.status == 1)
+        #expect(same.stderr.contains("the same index"), "\(same.stderr)")
         let unsupported = try Tool.run(["copy", "--from", file, "--to", "mysql://root:hunter2@h/db"])
         #expect(unsupported.status == 1)
         #expect(unsupported.stderr.contains("unsupported kind (mysql://)") && !unsupported.stderr.contains("hunter2"), "\(unsupported.stderr)")
 
         let built = try Tool.run(["index", "--images", "1000", "--db", file], executable: Tool.benchExecutable)
         try #require(built.status == 0, "\(built.stderr)")
+        // SQLite into a new SQLite file (a folder created for it): the same answers.
+        let copied = try Tool.run(["copy", "--from", file, "--to", copyPath])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stdout.contains("copied 1000 images"), "\(copied.stdout)")
+        for arguments in [["search", "thing_0 OR group_0 OR category_1", "--limit", "1000"], ["search", "group_0 -thing_0", "--sort", "path", "--facets", "5"]] {
+            let a = try Tool.run(arguments + ["--db", file]), b = try Tool.run(arguments + ["--db", copyPath])
+            #expect(a.status == 0 && b.status == 0, "\(arguments): \(a.stderr) \(b.stderr)")
+            #expect(a.stdout == b.stdout && !a.lines.isEmpty, "\(arguments)")
+        }
+        let again = try Tool.run(["copy", "--from", file, "--to", copyPath])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already exists; copy into a new file"), "\(again.stderr)")
+
         let unreachable = try Tool.run(["copy", "--from", file, "--to", "postgres://classify:hunter2@127.0.0.1:1/photos"])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("cannot reach the PostgreSQL server at 127.0.0.1:1"), "\(unreachable.stderr)")

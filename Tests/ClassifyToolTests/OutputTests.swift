@@ -5,8 +5,8 @@ import Testing
 
 /// The tool's pure output helpers, without running the executable.
 @Suite struct OutputTests {
-    private func progress(scanned: Int, candidates: Int, done: Int, failed: Int = 0, complete: Bool, seconds: Int64) -> FolderIndexer.Progress {
-        var progress = FolderIndexer.Progress()
+    private func progress(scanned: Int, candidates: Int, done: Int, failed: Int = 0, complete: Bool, seconds: Int64) -> LibraryIndexer.Progress {
+        var progress = LibraryIndexer.Progress()
         progress.scanned = scanned
         progress.candidates = candidates
         progress.done = done

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// Times each stage of indexing a folder (read, decode, preprocess, infer, store) one image at a
-/// time, then the whole concurrent pipeline (`FolderIndexer`) on the same files, and reports
+/// time, then the whole concurrent pipeline (`LibraryIndexer`) on the same files, and reports
 /// images per second and the process's peak resident memory.
 ///
 /// ```swift
@@ -27,7 +27,7 @@ package enum StageBenchmark {
         package var decodeByFormat: [FormatStage]
         /// Sum of the stage means: one image on one core, start to end.
         package var serialMillisecondsPerImage: Double
-        /// The real pipeline (`FolderIndexer`, `jobs` at once, batched writes) on the same files.
+        /// The real pipeline (`LibraryIndexer`, `jobs` at once, batched writes) on the same files.
         package var pipelineImagesPerSecond: Double
         package var jobs: Int
         /// Peak resident set size of this process so far, in MiB.
@@ -113,10 +113,10 @@ package enum StageBenchmark {
             try FileManager.default.createSymbolicLink(atPath: linked.appending(path: name).path, withDestinationPath: file.path)
         }
         let pipelineIndex = try SQLiteIndex(url: scratch.appending(path: "pipeline.sqlite"))
-        let indexer = FolderIndexer(index: pipelineIndex, classifier: classifier)
+        let indexer = LibraryIndexer(index: pipelineIndex)
         try vocabulary.install(into: pipelineIndex)
-        let options = FolderIndexer.Options(roots: [linked.path], jobs: jobs)
-        let pipelineTime = try await clock.measure { _ = try await indexer.run(options) }
+        let options = try LibraryIndexer.Options(folders: [linked.path], jobs: jobs)
+        let pipelineTime = try await clock.measure { _ = try await indexer.run(options, classifier: classifier) }
 
         func summary(_ values: [Double]) -> (median: Double, mean: Double) {
             let sorted = values.sorted()

@@ -43,28 +43,30 @@ public struct IndexOpener: Sendable {
         }
     }
 
-    /// Opens the index at `location` for an index run: a SQLite file (created with its folder when
-    /// there is none) that one run at a time writes (``IndexRun``), or a server's database that
-    /// many indexers fill at once (``SharedIndex``).
+    /// Opens the index at `location` for index runs: a SQLite file (created with its folder when
+    /// there is none) that one run at a time writes, or a server's database that many indexers
+    /// fill at once. Either is an ``IndexWriter``.
     ///
-    /// Usage: `let destination = try opener.openForIndexing(location)`
-    public func openForIndexing(_ location: IndexLocation) throws -> IndexDestination {
+    /// Usage: `let writer = try opener.openForIndexing(location)`
+    public func openForIndexing(_ location: IndexLocation) throws -> any IndexWriter {
         switch location {
         case .sqlite(let url):
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            return .file(try SQLiteIndex(url: url))
+            return try SQLiteIndex(url: url)
         default:
-            return .shared(try server(for: location).sharedIndex(at: location))
+            return try server(for: location).writer(at: location)
         }
     }
 
-    /// The index of a server location as many indexers fill it at once; a SQLite file has one
-    /// writer at a time (``IndexRun``) and throws here.
+    /// The index at `location` as the target of a copy (``IndexCopy``): a new SQLite file, or a
+    /// server's empty database. Nothing is created or connected until the copy starts.
     ///
-    /// Usage: `let shared = try opener.sharedIndex(at: location)`
-    public func sharedIndex(at location: IndexLocation) throws -> any SharedIndex {
-        guard case .sqlite = location else { return try server(for: location).sharedIndex(at: location) }
-        throw TagIndexError.invalidInput("\(location) is a SQLite file, which one indexer at a time keeps in sync")
+    /// Usage: `let copied = try await IndexCopy.copy(from: try await opener.openForReading(from), to: try opener.copyTarget(to))`
+    public func copyTarget(_ location: IndexLocation) throws -> any IndexCopyTarget {
+        switch location {
+        case .sqlite(let url): return SQLiteCopyTarget(url)
+        default: return try server(for: location).copyTarget(at: location)
+        }
     }
 
     /// Whether several connections to `location` can read at once (a server's database), so a
@@ -84,27 +86,6 @@ public struct IndexOpener: Sendable {
     }
 }
 
-/// Where an index run writes (see ``IndexOpener/openForIndexing(_:)``): the indexer of the module
-/// ClassifyIndexing takes either, so a program never asks which database it has.
-///
-/// Usage: `if case .shared(let index) = try opener.openForIndexing(location) { ... }`
-public enum IndexDestination: Sendable {
-    /// A SQLite file: one run at a time writes it, in batches (``SQLiteIndex/beginRun(roots:model:)``).
-    case file(SQLiteIndex)
-    /// A database server's index, filled by any number of indexers at once.
-    case shared(any SharedIndex)
-
-    /// The model stamp of the taxonomy last installed, nil for an index never indexed into.
-    ///
-    /// Usage: `let faces = IndexVocabulary.hasFaces(stamp: try await destination.installedModel())`
-    public func installedModel() async throws -> String? {
-        switch self {
-        case .file(let index): return try index.installedModel()
-        case .shared(let index): return try await index.installedModel()
-        }
-    }
-}
-
 /// A database server backend of ``IndexOpener``: which locations it opens, and how.
 ///
 /// Usage: `struct PostgresServer: IndexServer { ... }`, then `IndexOpener(servers: [PostgresServer()])`
@@ -119,10 +100,16 @@ public protocol IndexServer: Sendable {
     /// Usage: `let index = try await server.open(location)`
     func open(_ location: IndexLocation) async throws -> any IndexBackend
 
-    /// The index at `location` as indexers fill it (see ``SharedIndex``).
+    /// The index at `location` as indexers fill it (see ``IndexWriter``); nothing is connected
+    /// until a run asks.
     ///
-    /// Usage: `let shared = server.sharedIndex(at: location)`
-    func sharedIndex(at location: IndexLocation) -> any SharedIndex
+    /// Usage: `let writer = server.writer(at: location)`
+    func writer(at location: IndexLocation) -> any IndexWriter
+
+    /// The index at `location` as the target of a copy; nothing is connected until it starts.
+    ///
+    /// Usage: `let target = server.copyTarget(at: location)`
+    func copyTarget(at location: IndexLocation) -> any IndexCopyTarget
 }
 
 /// An error of a database server backend, as a program shows it: the message names the server

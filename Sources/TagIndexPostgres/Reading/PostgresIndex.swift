@@ -34,18 +34,26 @@ public final class PostgresIndex: Sendable {
     public static func open(_ descriptor: PostgresDescriptor) async throws -> PostgresIndex {
         let session = try await PostgresSession.connect(descriptor)
         do {
-            let applied = try await PostgresSchema.appliedMigrations(session)
-            let unknown = applied.subtracting(PostgresSchema.migrationIdentifiers)
-            if !unknown.isEmpty {
-                throw PostgresBackendError.newerSchema(database: descriptor.description, unknownMigrations: unknown.sorted())
-            }
-            let missing = Set(PostgresSchema.migrationIdentifiers).subtracting(applied)
-            if !missing.isEmpty {
-                throw TagIndexError.olderSchema(path: descriptor.description, missingMigrations: missing.sorted())
-            }
+            return try await reading(session)
         } catch {
             await session.close()
             throw error
+        }
+    }
+
+    /// The index on a session already connected (closed with the index), its schema checked as
+    /// ``open(_:)`` does; on failure the session is left open.
+    ///
+    /// Usage: `let index = try await PostgresIndex.reading(session)`
+    package static func reading(_ session: PostgresSession) async throws -> PostgresIndex {
+        let applied = try await PostgresSchema.appliedMigrations(session)
+        let unknown = applied.subtracting(PostgresSchema.migrationIdentifiers)
+        if !unknown.isEmpty {
+            throw PostgresBackendError.newerSchema(database: session.descriptor.description, unknownMigrations: unknown.sorted())
+        }
+        let missing = Set(PostgresSchema.migrationIdentifiers).subtracting(applied)
+        if !missing.isEmpty {
+            throw TagIndexError.olderSchema(path: session.descriptor.description, missingMigrations: missing.sorted())
         }
         return PostgresIndex(session: session)
     }

@@ -13,7 +13,7 @@ import PostgresNIO
 /// transaction that takes the file off the queue. A worker
 /// killed mid-run leaves claims whose leases expire; any run then takes them over. Writes
 /// replace what a path held, so a file written twice (a lease that ran out under a slow worker)
-/// still ends as one row. A file whose claims were abandoned `SharedRunSettings.maximumAttempts` times
+/// still ends as one row. A file whose claims were abandoned `RunSettings.maximumAttempts` times
 /// (its worker died each time) is stored as failed instead of being tried forever.
 ///
 /// Paths in the index are library paths (see `LibraryRoot`); workers read the files through
@@ -29,7 +29,7 @@ import PostgresNIO
 /// try await worker.write(entries, completing: claims)
 /// let summary = try await run.finish()
 /// ```
-public final class PostgresIndexRun: SharedIndexRun {
+public final class PostgresIndexRun: IndexWriterRun {
     /// The database.
     public let descriptor: PostgresDescriptor
     /// The folders of this run, as this machine sees them.
@@ -37,7 +37,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     /// The model stamp stored with every result.
     public let model: ModelStamp
     /// Leases, patience with server faults, abandoned claims.
-    public let settings: SharedRunSettings
+    public let settings: RunSettings
     /// Names this run's workers in `index_queue.claimed_by`: host, process and a random part.
     public let identity: String
     /// When the run began (rows indexed later are never removed by its sweep).
@@ -55,7 +55,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     }
     let state: Locked<State>
 
-    private init(descriptor: PostgresDescriptor, roots: [LibraryRoot], model: ModelStamp, settings: SharedRunSettings, taxonomy: TaxonomySnapshot, modelID: Int64) {
+    private init(descriptor: PostgresDescriptor, roots: [LibraryRoot], model: ModelStamp, settings: RunSettings, taxonomy: TaxonomySnapshot, modelID: Int64) {
         self.descriptor = descriptor
         self.roots = roots
         self.model = model
@@ -72,7 +72,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     /// Usage: `let run = try await PostgresIndexRun.begin(descriptor, roots: roots, labels: labels, model: stamp, vocabulary: words)`
     public static func begin(
         _ descriptor: PostgresDescriptor, roots: [LibraryRoot], labels: [LabelDefinition], model: ModelStamp,
-        vocabulary: [VocabularyWord] = [], settings: SharedRunSettings = SharedRunSettings()
+        vocabulary: [VocabularyWord] = [], settings: RunSettings = RunSettings()
     ) async throws -> PostgresIndexRun {
         guard !roots.isEmpty else { throw TagIndexError.invalidInput("an index run needs at least one folder") }
         let names = roots.compactMap(\.name)
@@ -151,7 +151,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     /// A worker with its own connection (use it from one task).
     ///
     /// Usage: `let worker = run.makeWorker()`
-    public func makeWorker() -> any SharedIndexWorker {
+    public func makeWorker() -> any IndexWriterWorker {
         let number = state.withLock { state in
             state.workers += 1
             return state.workers
@@ -243,7 +243,7 @@ public final class PostgresIndexRun: SharedIndexRun {
     }
 }
 
-extension SharedRunSettings {
+extension RunSettings {
     /// The lease in seconds, as SQL intervals take it.
     var leaseSeconds: Double {
         let components = lease.components

@@ -13,7 +13,7 @@ import PostgresNIO
 /// try await worker.write(entries, completing: claims)
 /// await worker.close()
 /// ```
-public final class PostgresIndexWorker: SharedIndexWorker {
+public final class PostgresIndexWorker: IndexWriterWorker {
     public let run: PostgresIndexRun
     /// This worker's name in `index_queue.claimed_by`.
     public let name: String
@@ -73,7 +73,7 @@ public final class PostgresIndexWorker: SharedIndexWorker {
     }
 
     /// Claims up to `limit` queued files under the run's roots that no live lease holds (the
-    /// oldest expired ones included), for `SharedRunSettings.lease`.
+    /// oldest expired ones included), for `RunSettings.lease`.
     ///
     /// Usage: `let claims = try await worker.claim(limit: 4)`
     public func claim(limit: Int) async throws -> [ClaimedFile] {

@@ -3,14 +3,14 @@ import Foundation
 import TagIndex
 import TagIndexPostgres
 
-/// `classify-tool copy --from A --to B`: moves an index between SQLite and PostgreSQL without
-/// classifying again.
+/// `classify-tool copy --from A --to B`: moves an index between SQLite and PostgreSQL (or into a
+/// new file or another database of the same kind) without classifying again.
 ///
 /// Usage: `classify-tool copy --from photos.sqlite --to postgres://me@nas/photos`
 struct CopyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy",
-        abstract: "Copy an index between a SQLite file and PostgreSQL without classifying again.",
+        abstract: "Copy an index between SQLite files and PostgreSQL databases without classifying again.",
         discussion: """
             Copies every image, label, observation, feature print, face and correction,
             ids kept. A PostgreSQL target must be an existing, empty database (its tables
@@ -20,6 +20,7 @@ struct CopyCommand: AsyncParsableCommand {
             Examples:
               classify-tool copy --from photos.sqlite --to postgres://me@nas/photos
               classify-tool copy --from postgres://me@nas/photos --to photos.sqlite
+              classify-tool copy --from photos.sqlite --to /mnt/backup/photos.sqlite
             """)
 
     @Option(help: ArgumentHelp("The index to read: a SQLite file or a postgres:// URL.", valueName: "path|url")) var from: String
@@ -28,11 +29,7 @@ struct CopyCommand: AsyncParsableCommand {
 
     func validate() throws {
         let (source, target) = try locations()
-        switch (source, target) {
-        case (.sqlite, .postgres), (.postgres, .sqlite): return
-        case (.sqlite, .sqlite): throw ValidationError("both are SQLite files; copy the file itself (with the index closed) instead")
-        case (.postgres, .postgres): throw ValidationError("both are PostgreSQL databases; use pg_dump and pg_restore instead")
-        }
+        if source == target { throw ValidationError("--from and --to are the same index") }
     }
 
     private func locations() throws -> (IndexLocation, IndexLocation) {
@@ -50,18 +47,18 @@ struct CopyCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let summary: IndexCopy.Summary
         do {
-            switch (source, target) {
-            case (.sqlite(let file), .postgres(let descriptor)):
-                guard FileManager.default.fileExists(atPath: file.path) else {
-                    Terminal.error("error: no index at \(file.path)")
-                    throw ExitCode(ToolExit.failure)
-                }
-                let index = try SQLiteIndex(readingFrom: file)
-                summary = try await IndexCopy.copy(from: index, to: descriptor)
-            case (.postgres(let descriptor), .sqlite(let file)):
-                summary = try await IndexCopy.copy(from: descriptor, toNewFile: file)
-            default:
-                throw ValidationError("copy goes from SQLite to PostgreSQL or back")
+            if case .sqlite(let file) = source, !FileManager.default.fileExists(atPath: file.path) {
+                Terminal.error("error: no index at \(file.path)")
+                throw ExitCode(ToolExit.failure)
+            }
+            let opener = IndexOpener.standard
+            let index = try await opener.openForReading(source)
+            do {
+                summary = try await IndexCopy.copy(from: index, to: try opener.copyTarget(target))
+                await index.close()
+            } catch {
+                await index.close()
+                throw error
             }
         } catch let error as ExitCode {
             throw error

@@ -62,9 +62,9 @@ struct IndexCommand: AsyncParsableCommand {
     /// Hidden: the multi-indexer tests use short leases so claims of killed indexers expire quickly.
     @Option(help: ArgumentHelp("Seconds a claim on a file lasts without renewal (PostgreSQL).", visibility: .hidden))
     var leaseSeconds: Double = 60
-    /// Hidden: files a worker claims and writes at once (PostgreSQL).
-    @Option(help: ArgumentHelp("Files a worker claims at once (PostgreSQL).", visibility: .hidden))
-    var claimSize = 32
+    /// Hidden: files a worker claims and writes at once (default: 1 for SQLite, 32 for PostgreSQL).
+    @Option(help: ArgumentHelp("Files a worker claims at once.", visibility: .hidden))
+    var claimSize: Int?
     @Option(help: "Images classified at once (default: number of cores).") var jobs: Int?
     @Option(help: ArgumentHelp("Skip names or paths matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
     @Flag(help: "Also index hidden files and folders.") var includeHidden = false
@@ -84,7 +84,7 @@ struct IndexCommand: AsyncParsableCommand {
         if batchSize < 1 { throw ValidationError("--batch-size takes 1 or more") }
         if folders.isEmpty && roots.isEmpty { throw ValidationError("give the folders to index") }
         if !(0.5...86400).contains(leaseSeconds) { throw ValidationError("--lease-seconds takes 0.5 to 86400") }
-        if claimSize < 1 { throw ValidationError("--claim-size takes 1 or more") }
+        if let claimSize, claimSize < 1 { throw ValidationError("--claim-size takes 1 or more") }
     }
 
     func run() async throws {
@@ -124,9 +124,9 @@ struct IndexCommand: AsyncParsableCommand {
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let faceDetector = try Self.faceDetector(if: facesWanted)
         var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
-        options.batchSize = batchSize
+        options.settings.batchSize = batchSize
         options.claimSize = claimSize
-        options.sharedSettings.lease = .milliseconds(Int64(leaseSeconds * 1000))
+        options.settings.lease = .milliseconds(Int64(leaseSeconds * 1000))
         if Terminal.verbose {
             options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
         }
@@ -178,12 +178,12 @@ struct IndexCommand: AsyncParsableCommand {
 
     /// Waits for the run (cancelled at once when Ctrl-C came first), prints its summary and ends
     /// with its exit status.
-    private func finish(_ task: Task<FolderIndexer.Report, any Error>, _ interruption: Locked<Interruption>, _ display: ProgressDisplay) async throws {
+    private func finish(_ task: Task<LibraryIndexer.Report, any Error>, _ interruption: Locked<Interruption>, _ display: ProgressDisplay) async throws {
         interruption.withLock { state in
             state.run = task
             if state.requested { task.cancel() }
         }
-        let report: FolderIndexer.Report
+        let report: LibraryIndexer.Report
         do {
             report = try await task.value
         } catch {
@@ -204,7 +204,7 @@ struct IndexCommand: AsyncParsableCommand {
         return (n < 0 ? "-" : "") + ([Substring(digits)] + groups).joined(separator: ",")
     }
 
-    private func printSummary(_ report: FolderIndexer.Report) {
+    private func printSummary(_ report: LibraryIndexer.Report) {
         let summary = report.summary
         let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) * 1e-18
         let verb = report.interrupted ? "interrupted after" : "done in"
@@ -227,7 +227,7 @@ struct IndexCommand: AsyncParsableCommand {
 /// Whether Ctrl-C was pressed, and the run to cancel when it is.
 private struct Interruption {
     var requested = false
-    var run: Task<FolderIndexer.Report, any Error>?
+    var run: Task<LibraryIndexer.Report, any Error>?
 }
 
 /// Calls `handler` with the number of SIGINTs received so far; restores default handling on `stop`.

@@ -25,7 +25,7 @@ final class ProgressDisplay: @unchecked Sendable {
         filesInFolders = count
     }
 
-    func update(_ progress: FolderIndexer.Progress) {
+    func update(_ progress: LibraryIndexer.Progress) {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
         guard !stopped else { return }
@@ -37,7 +37,7 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     /// The status text for `progress`, e.g. `571/~2000  43.8 img/s  ETA 0:33  2 failed`.
-    static func line(_ progress: FolderIndexer.Progress, filesInFolders: Int?) -> String {
+    static func line(_ progress: LibraryIndexer.Progress, filesInFolders: Int?) -> String {
         let rate = progress.imagesPerSecond
         var total = "\(progress.candidates)"
         var secondsLeft = progress.estimatedSecondsLeft

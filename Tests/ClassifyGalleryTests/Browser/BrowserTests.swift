@@ -56,8 +56,8 @@ import Testing
         let photos = root.appending(path: "photos")
         let richLibrary = try Self.makeLibrary(in: photos)
         let database = root.appending(path: "index.sqlite")
-        let report = try await FolderIndexer(index: try SQLiteIndex(url: database), classifier: try ImageClassifier())
-            .run(FolderIndexer.Options(roots: [photos.path]))
+        let report = try await LibraryIndexer(index: try SQLiteIndex(url: database))
+            .run(try LibraryIndexer.Options(folders: [photos.path]), classifier: try ImageClassifier())
         #expect(report.failures.isEmpty)
 
         let artifacts = Self.packageRoot.appending(path: ".build/browser-artifacts")

@@ -40,7 +40,7 @@ struct BackendPair {
     }
 
     /// Two files of one content both classified again (after a new model stamp). SQLite's indexer
-    /// (FolderIndexer, IndexRun.resolve) looks each file's content up just before classifying it,
+    /// (LibraryIndexer with SQLite's IndexRun.resolve) looks each file's content up just before classifying it,
     /// so the second counts as `copied` when the batch with its twin was committed before (a batch
     /// commits after a second or 64 files), else as `updated`: it depends on timing. PostgreSQL's
     /// worker (PostgresIndexWorker.resolve) looks a whole claim (up to 32 files) up before it

@@ -17,7 +17,7 @@ extension Reliability {
     /// The kills are placed with `CLASSIFY_CRASH_AT` (see `CrashPoints`), not on a clock.
     /// Skipped, saying why, where PostgreSQL is not installed.
     @Suite(.enabled(if: DevPostgres.url != nil, DevPostgres.skipReason))
-    struct SharedIndex {
+    struct IndexWriter {
         static let photoCount = 18
 
         /// `count` distinct copies of the three test photos in `folder`.

@@ -23,7 +23,7 @@ struct PostgresAddingFacesTests {
 
     @Test func facesAreAddedUnderTheRunsRootsKeepingTheLabels() async throws {
         let descriptor = try await PostgresTestServer.freshDatabase()
-        let run = try await PostgresIndexRun.begin(descriptor, roots: [Self.root], labels: Self.labels, model: Self.model, settings: SharedRunSettings())
+        let run = try await PostgresIndexRun.begin(descriptor, roots: [Self.root], labels: Self.labels, model: Self.model, settings: RunSettings())
         let worker = run.makeWorker()
         _ = try await worker.write([Self.entry("a.jpg", [("dog", 0.9)]), Self.entry("b.jpg", [("groom", 0.4)])], completing: [])
         let page = try await worker.imagesWithoutFaces(after: nil, limit: 10)

@@ -21,7 +21,7 @@ struct PostgresIndexRunTests {
     static let root = try! LibraryRoot(name: "lib", localPath: "/lib")
 
     static func begin(_ descriptor: PostgresDescriptor, lease: Duration = .seconds(60)) async throws -> PostgresIndexRun {
-        var settings = SharedRunSettings()
+        var settings = RunSettings()
         settings.lease = lease
         return try await PostgresIndexRun.begin(descriptor, roots: [root], labels: labels, model: model, settings: settings)
     }

@@ -1,4 +1,4 @@
-/// One indexer's run on a ``SharedIndex``: its roots, its workers and its summary.
+/// One indexer's run on an ``IndexWriter``: its roots, its workers and its summary.
 ///
 /// The run ends when its walk is done and nothing is left queued under its roots, whoever
 /// queued it; ``finish()`` then removes the files gone from its folders.
@@ -11,11 +11,11 @@
 /// heartbeat.cancel()
 /// let summary = try await run.finish()
 /// ```
-public protocol SharedIndexRun: AnyObject, Sendable {
+public protocol IndexWriterRun: AnyObject, Sendable {
     /// Leases, patience with server faults, abandoned claims.
     ///
     /// Usage: `if claim.attempts > run.settings.maximumAttempts { ... }`
-    var settings: SharedRunSettings { get }
+    var settings: RunSettings { get }
 
     /// What this process's workers did so far.
     ///
@@ -31,7 +31,7 @@ public protocol SharedIndexRun: AnyObject, Sendable {
     /// A new worker with its own connection, used by one task at a time.
     ///
     /// Usage: `let worker = run.makeWorker()`
-    func makeWorker() -> any SharedIndexWorker
+    func makeWorker() -> any IndexWriterWorker
 
     /// Removes the files gone from the run's folders and returns the summary.
     ///
@@ -44,7 +44,7 @@ public protocol SharedIndexRun: AnyObject, Sendable {
     func cancel()
 }
 
-/// One worker of a ``SharedIndexRun``: every call is safe to repeat after a fault.
+/// One worker of a ``IndexWriterRun``: every call is safe to repeat after a fault.
 ///
 /// Usage:
 /// ```swift
@@ -53,7 +53,7 @@ public protocol SharedIndexRun: AnyObject, Sendable {
 /// _ = try await worker.write(entries, completing: claims)
 /// await worker.close()
 /// ```
-public protocol SharedIndexWorker: AnyObject {
+public protocol IndexWriterWorker: AnyObject {
     /// Queues the walked files that need reading (not in the index with the same size, time and
     /// model) and returns how many need it; files outside the run's roots are ignored.
     ///

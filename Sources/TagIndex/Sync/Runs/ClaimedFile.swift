@@ -1,4 +1,4 @@
-/// A file a worker of a ``SharedIndexRun`` claimed: its facts on this machine (a local path) and
+/// A file a worker of a ``IndexWriterRun`` claimed: its facts on this machine (a local path) and
 /// in the index.
 ///
 /// Usage: `for claim in try await worker.claim(limit: 4) { print(claim.facts.path, claim.libraryPath) }`

@@ -5,10 +5,10 @@ import TagIndex
 import Testing
 @testable import ClassifyIndexing
 
-/// The indexer on real (license-clean) photos: incremental runs, moves, deletions, failures,
+/// `LibraryIndexer` on a SQLite file with real (license-clean) photos: incremental runs, moves, deletions, failures,
 /// model changes and resuming after cancellation.
 @Suite(.serialized)
-struct FolderIndexerTests {
+struct SQLiteIndexingTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let photos = repository.appending(path: "Tests/ClassifyTests/Fixtures/photos")
     static let model: ImageClassifierModel = try! ImageClassifierModel(contentsOf: repository.appending(path: "Models/efficientnet-lite0"))
@@ -17,7 +17,8 @@ struct FolderIndexerTests {
     let scratch: ScratchFolder
     let folder: URL
     let index: SQLiteIndex
-    let indexer: FolderIndexer
+    let indexer: LibraryIndexer
+    let classifier: ImageClassifier
 
     init() throws {
         scratch = try ScratchFolder("indexer")
@@ -27,11 +28,12 @@ struct FolderIndexerTests {
         try FileManager.default.copyItem(at: Self.photos.appending(path: "coffee-cup.jpg"), to: folder.appending(path: "nested/coffee.jpg"))
         try Data("not an image".utf8).write(to: folder.appending(path: "notes.jpg"))
         index = try SQLiteIndex.inMemory()
-        indexer = FolderIndexer(index: index, classifier: ImageClassifier(model: Self.model))
+        indexer = LibraryIndexer(index: index)
+        classifier = ImageClassifier(model: Self.model)
     }
 
-    func run(jobs: Int = 2) async throws -> FolderIndexer.Report {
-        try await indexer.run(FolderIndexer.Options(roots: [folder.path], jobs: jobs))
+    func run(jobs: Int = 2) async throws -> LibraryIndexer.Report {
+        try await indexer.run(try LibraryIndexer.Options(folders: [folder.path], jobs: jobs), classifier: classifier)
     }
 
     func touch(_ url: URL, secondsAgo: Double) throws {
@@ -50,7 +52,7 @@ struct FolderIndexerTests {
         #expect(failed.hits.first?.failureStage == "decode")
         let stored = try #require(try index.image(atPath: folder.appending(path: "cat.jpg").path))
         #expect(stored.width == 385 && stored.height == 256 && stored.hasFeaturePrint)
-        #expect(stored.model == indexer.vocabulary.stamp)
+        #expect(stored.model == IndexVocabulary(model: Self.model).stamp)
     }
 
     @Test func secondRunOnlyDoesWhatChanged() async throws {
@@ -84,7 +86,7 @@ struct FolderIndexerTests {
     @Test func anotherModelStampReclassifies() async throws {
         _ = try await run()
         // Pretend the stored labels came from another model version.
-        let other = ModelStamp(name: indexer.vocabulary.stamp.name, version: "0")
+        let other = ModelStamp(name: IndexVocabulary(model: Self.model).stamp.name, version: "0")
         let run = try index.beginRun(roots: [folder.path], model: other)
         let plans = try run.plan([FileFacts(path: folder.appending(path: "cat.jpg").path, size: 1, modificationTime: Date())])
         #expect(plans.first?.action == .needsClassification)
@@ -103,9 +105,10 @@ struct FolderIndexerTests {
             try handle.close()
         }
         let indexer = indexer
+        let classifier = classifier
         let folder = folder
         let task = Task {
-            try await indexer.run(FolderIndexer.Options(roots: [folder.path], jobs: 1)) { progress in
+            try await indexer.run(try LibraryIndexer.Options(folders: [folder.path], jobs: 1), classifier: classifier) { progress in
                 if progress.done == 2 { withUnsafeCurrentTask { $0?.cancel() } }
             }
         }
