@@ -64,8 +64,8 @@ struct QuantizedNetworkTests {
         #expect(maximumAbsoluteDifference(int8, fp32) < 0.05)
     }
 
-    /// Every kernel path and thread count gives the int8 network the same logits, to the bit:
-    /// the int8 kernels agree exactly and the fp32 ops around them stay within their own tolerance.
+    /// Every kernel path and thread count gives the int8 network the same logits within a step of
+    /// the quantizer: the int8 kernels agree exactly, the fp32 ops around them within rounding.
     @Test(arguments: KernelPaths.withThreads)
     func everyKernelPathRunsTheInt8Network(path: (kernels: KernelPath, threads: Int)) throws {
         let model = try Self.int8Model()
@@ -74,8 +74,11 @@ struct QuantizedNetworkTests {
         try KernelPaths.with(path.kernels, threads: path.threads) {
             let output = model.infer { _ = $0.update(fromContentsOf: input) }
             // The fp32 ops differ across paths by rounding; a value on a rounding edge of the
-            // quantizer may then move by one step, so this is a tolerance, not equality.
-            #expect(maximumAbsoluteDifference(output.logits, reference.logits) < 0.05)
+            // quantizer may then move by one step, and the logits with it (0.08 on the portable
+            // path with the shipped table), so this is a tolerance, not equality: 1% of the
+            // logits' spread. A wrong integer sum moves logits by whole units.
+            let spread = reference.logits.max()! - reference.logits.min()!
+            #expect(maximumAbsoluteDifference(output.logits, reference.logits) < 0.01 * spread, "spread \(spread)")
             #expect(output.logits.indices.max { output.logits[$0] < output.logits[$1] } == reference.logits.indices.max { reference.logits[$0] < reference.logits[$1] })
         }
     }

@@ -22,7 +22,8 @@ public struct QuantizationTable: Sendable, Codable, Equatable {
     public var modelVersion: String
     /// Where the calibration images came from and how many there were.
     public var source: CalibrationFile.Source
-    /// How each range was taken from the observed values (`min-max`).
+    /// How each range was taken from the observed values (`mean-min-max` or `min-max`, see
+    /// ``ActivationRangeRecorder/Method``).
     public var method: String
     /// Value name (as in model.json) -> observed range, fp32, over every calibration image.
     public var activations: [String: Range]
