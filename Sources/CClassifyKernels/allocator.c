@@ -16,3 +16,12 @@ int cls_allocator_keep_freed_memory(size_t mmap_threshold, size_t trim_threshold
     return 0;
 #endif
 }
+
+int cls_allocator_limit_arenas(int arenas) {
+#if defined(__GLIBC__)
+    return mallopt(M_ARENA_MAX, arenas) == 1;
+#else
+    (void)arenas;
+    return 0;
+#endif
+}

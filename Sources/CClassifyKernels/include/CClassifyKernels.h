@@ -59,6 +59,11 @@ int cls_threads_count(void);
 /// of being page-faulted in again for every image. Returns 1 when both were set.
 int cls_allocator_keep_freed_memory(size_t mmap_threshold, size_t trim_threshold);
 
+/// Process-wide (glibc only; elsewhere returns 0 and does nothing): at most `arenas` malloc arenas,
+/// so the freed memory each arena keeps is not multiplied by the number of threads that ever
+/// allocated at once. Call before starting threads. Returns 1 when set.
+int cls_allocator_limit_arenas(int arenas);
+
 /// Sets flush-to-zero and denormals-are-zero for the calling thread (ReLU6 networks produce
 /// denormals, which are very slow on x86); returns the previous state for cls_flush_denormals_end.
 unsigned cls_flush_denormals_begin(void);

@@ -51,6 +51,33 @@ struct BackendBehaviourTests {
         #expect(try answers.searchPaths(["--sort", "path"]).count == 6)
     }
 
+    /// Faces on both: a run without faces keeps the stored faces and the face label (below person)
+    /// on both backends, and an index built without faces gets them on the next run, without
+    /// classifying again.
+    @Test func runsWithAndWithoutFacesKeepTheSameFaces() throws {
+        let folder = ScenarioFolder(fixture: try Fixture.empty("backends-faces"))
+        defer { folder.remove() }
+        try folder.write("people/astronaut.png", try Data(contentsOf: URL(fileURLWithPath: FacesCommandTests.astronaut)), modified: ScenarioFolder.time(1))
+        try folder.write("home/cat.jpg", try ScenarioFolder.photo("cat-chelsea.jpg", comment: "cat"), modified: ScenarioFolder.time(2))
+        let astronaut = folder.path("people/astronaut.png")
+        let pair = try BackendPair(folder)
+
+        var counts = try pair.index(["--no-faces"], "a first run without faces")
+        #expect(counts["new"] == 2, "\(counts)")
+        var answers = try pair.expectSameAnswers("without faces")
+        #expect(try answers.searchPaths(["face"]).isEmpty)
+        counts = try pair.index([], "a run with faces")
+        #expect(counts["new"] == 0 && counts["updated"] == 0 && counts["unchanged"] == 2, "\(counts)")
+        answers = try pair.expectSameAnswers("after faces were added")
+        #expect(try answers.searchPaths(["face"]) == [astronaut])
+        #expect(try answers.searchPaths(["faces:1"]) == [astronaut])
+        counts = try pair.index(["--no-faces"], "a second run without faces")
+        #expect(counts["unchanged"] == 2, "\(counts)")
+        answers = try pair.expectSameAnswers("after a run without faces")
+        #expect(try answers.searchPaths(["face"]) == [astronaut], "the face label stays while images carry it")
+        #expect(try answers.searchPaths(["faces:1"]) == [astronaut])
+    }
+
     /// Step 1: five photos and a file cut off after 3,000 bytes.
     private func firstRun(_ pair: BackendPair) throws {
         let counts = try pair.index([], "first run")

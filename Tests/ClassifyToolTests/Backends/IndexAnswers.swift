@@ -18,7 +18,7 @@ struct IndexAnswers {
         [], ["cat"], ["coffee OR rocket"], ["animal -cat"], ["pets"], ["liftoff"], ["grandma"], ["coffee_mug"],
         ["--failed"], ["--untagged"], ["--facets", "8"], ["rocket", "--facets", "5"], ["--sort", "path"],
         ["--sort", "date", "--limit", "2", "--page", "2"], ["--filter", "none", "--facets", "12"], ["--filter", "high-precision"],
-        ["--under", "archive"],
+        ["--under", "archive"], ["face"], ["faces:1"],
     ]
 
     /// Reads `database` with every command, for the photo folder whose files (absolute paths) are
