@@ -47,7 +47,7 @@ struct CopyCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let summary: IndexCopy.Summary
         do {
-            if case .sqlite(let file) = source, !FileManager.default.fileExists(atPath: file.path) {
+            if let file = source.fileURL, !FileManager.default.fileExists(atPath: file.path) {
                 Terminal.error("error: no index at \(file.path)")
                 throw ExitCode(ToolExit.failure)
             }
