@@ -32,6 +32,10 @@ typedef void (*qgemm_panel_tile_fn)(int mr, const qgemm_job *g, const uint8_t *a
 void cls_qgemm_rect_panels(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1, qgemm_panel_tile_fn tile);
 /// The 256-bit store: 8 channels of one row from their int32 sums `acc` (nr of them valid, 1...8).
 void cls_qgemm_store8_avx2(const qgemm_job *g, const int32_t *acc, size_t column, int nr, float *out, const float *res);
+/// The 256-bit variants' tile store: `mr` rows of one 16-channel panel from their accumulators,
+/// `accumulators` pointing at mr x 2 `__m256i` (channels 0-7, 8-15 of each row), nr of the 16 valid.
+void cls_qgemm_store_tile16_avx2(const qgemm_job *g, const void *accumulators, int mr, size_t column, int nr, float *c,
+                                 const float *residual);
 
 /// The rectangle of row blocks [b0, b1) x panels [p0, p1) on each variant.
 void cls_qgemm_rect_avx2(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1);

@@ -42,9 +42,23 @@ CLS_AVX2 void cls_qgemm_store8_avx2(const qgemm_job *g, const int32_t *sums, siz
     _mm256_storeu_ps(out, value);
 }
 
+CLS_AVX2 void cls_qgemm_store_tile16_avx2(const qgemm_job *g, const void *accumulators, int mr, size_t column, int nr,
+                                          float *c, const float *residual) {
+    const __m256i (*acc)[2] = (const __m256i (*)[2])accumulators;
+    for (int r = 0; r < mr; r++) {
+        float *out = c + (size_t)r * g->ldc;
+        const float *res = residual ? residual + (size_t)r * g->ldc : 0;
+        int32_t sums[16];
+        _mm256_storeu_si256((__m256i *)sums, acc[r][0]);
+        _mm256_storeu_si256((__m256i *)(sums + 8), acc[r][1]);
+        cls_qgemm_store8_avx2(g, sums, column, nr < 8 ? nr : 8, out, res);
+        if (nr > 8) cls_qgemm_store8_avx2(g, sums + 8, column + 8, nr - 8, out + 8, res ? res + 8 : 0);
+    }
+}
+
 CLS_AVX2 CLS_INLINE void tile(const int mr, const qgemm_job *g, const uint8_t *a, const int8_t *b, size_t column,
                               int nr, float *c, const float *residual) {
-    const size_t quads = g->quads, ldq = g->ldq, ldc = g->ldc;
+    const size_t quads = g->quads, ldq = g->ldq;
     const __m256i ones = _mm256_set1_epi16(1), twos = _mm256_set1_epi16(2);
     const __m256i low7 = _mm256_set1_epi8(0x7F), bit0 = _mm256_set1_epi8(1);
     __m256i acc[ROWS][2];
@@ -67,15 +81,7 @@ CLS_AVX2 CLS_INLINE void tile(const int mr, const qgemm_job *g, const uint8_t *a
             acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(low, w1), ones));
         }
     }
-    for (int r = 0; r < mr; r++) {
-        float *out = c + (size_t)r * ldc;
-        const float *res = residual ? residual + (size_t)r * ldc : 0;
-        int32_t sums[16];
-        _mm256_storeu_si256((__m256i *)sums, acc[r][0]);
-        _mm256_storeu_si256((__m256i *)(sums + 8), acc[r][1]);
-        cls_qgemm_store8_avx2(g, sums, column, nr < 8 ? nr : 8, out, res);
-        if (nr > 8) cls_qgemm_store8_avx2(g, sums + 8, column + 8, nr - 8, out + 8, res ? res + 8 : 0);
-    }
+    cls_qgemm_store_tile16_avx2(g, acc, mr, column, nr, c, residual);
 }
 
 CLS_AVX2 static void tile_any(int mr, const qgemm_job *g, const uint8_t *a, const int8_t *b, size_t column, int nr,

@@ -18,7 +18,7 @@ enum { ROWS = QGEMM_TILE_M_AVX_VNNI };
 
 CLS_AVX_VNNI CLS_INLINE void tile(const int mr, const qgemm_job *g, const uint8_t *a, const int8_t *b, size_t column,
                                   int nr, float *c, const float *residual) {
-    const size_t quads = g->quads, ldq = g->ldq, ldc = g->ldc;
+    const size_t quads = g->quads, ldq = g->ldq;
     __m256i acc[ROWS][2];
     for (int r = 0; r < mr; r++) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
     const uint8_t *row[ROWS];
@@ -34,15 +34,7 @@ CLS_AVX_VNNI CLS_INLINE void tile(const int mr, const qgemm_job *g, const uint8_
             acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], x, w1);
         }
     }
-    for (int r = 0; r < mr; r++) {
-        float *out = c + (size_t)r * ldc;
-        const float *res = residual ? residual + (size_t)r * ldc : 0;
-        int32_t sums[16];
-        _mm256_storeu_si256((__m256i *)sums, acc[r][0]);
-        _mm256_storeu_si256((__m256i *)(sums + 8), acc[r][1]);
-        cls_qgemm_store8_avx2(g, sums, column, nr < 8 ? nr : 8, out, res);
-        if (nr > 8) cls_qgemm_store8_avx2(g, sums + 8, column + 8, nr - 8, out + 8, res ? res + 8 : 0);
-    }
+    cls_qgemm_store_tile16_avx2(g, acc, mr, column, nr, c, residual);
 }
 
 CLS_AVX_VNNI static void tile_any(int mr, const qgemm_job *g, const uint8_t *a, const int8_t *b, size_t column, int nr,

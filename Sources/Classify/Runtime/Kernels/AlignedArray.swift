@@ -1,12 +1,14 @@
-/// An immutable buffer of plain values on a 64-byte boundary, for the int8 kernels' packed
-/// weights, offsets and scales (the counterpart of `AlignedFloats` for any element type).
+/// An immutable buffer of plain values on a 64-byte boundary, for the kernels' packed weights,
+/// biases, offsets and scales (AVX-512 loads of a whole cache line never straddle two).
 ///
 /// Filled once by `init`'s closure and never written again, hence `@unchecked Sendable`.
 final class AlignedArray<Element: BitwiseCopyable>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Element>
     let count: Int
 
-    /// - Parameter fill: writes all `count` elements.
+    /// - Parameter fill: writes all `count` elements (the memory is not zeroed first: the packing
+    ///   routines write every element, padding included, and a memset of 18 MB of weights would
+    ///   cost milliseconds of load time).
     init(count: Int, fill: (UnsafeMutablePointer<Element>) -> Void) {
         self.count = count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<Element>.stride, alignment: 64)
@@ -25,3 +27,6 @@ final class AlignedArray<Element: BitwiseCopyable>: @unchecked Sendable {
 
     deinit { UnsafeMutableRawPointer(pointer).deallocate() }
 }
+
+/// The fp32 weights and biases of the float ops.
+typealias AlignedFloats = AlignedArray<Float>
