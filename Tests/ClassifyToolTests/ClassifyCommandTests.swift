@@ -47,6 +47,25 @@ import Testing
         #expect(loop.contains("loop"))
     }
 
+    /// What a photo says of itself comes out with its labels: the date taken with its offset, the
+    /// GPS position and the camera; a photo without them (the cat) has none of the three keys.
+    @Test func jsonCarriesTheDateTakenPositionAndCamera() throws {
+        let photo = Tool.packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/metadata/jpeg-full.jpg").path
+        let cat = Fixture.sourcePhotos.appending(path: "cat-chelsea.jpg").path
+        let result = try Tool.run(["classify", photo, cat, "--format", "json", "--top", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let entries = try jsonArray(result.stdout)
+        let byPath = Dictionary(uniqueKeysWithValues: entries.map { ($0["path"] as? String ?? "", $0) })
+        let taken = try #require(byPath[photo])
+        #expect(taken["taken"] as? String == "2023-06-01T14:30:05.120+02:00")
+        let gps = try #require(taken["gps"] as? [String: Double])
+        #expect(abs((gps["latitude"] ?? 0) - 48.8584) < 1e-5 && abs((gps["longitude"] ?? 0) - 2.2945) < 1e-5)
+        #expect(gps["altitude"] == 35)
+        #expect(taken["camera"] as? [String: String] == ["make": "Apple", "model": "iPhone 13", "lens": "iPhone 13 back dual wide camera 5.1mm f/1.6"])
+        let plain = try #require(byPath[cat])
+        #expect(plain["taken"] == nil && plain["gps"] == nil && plain["camera"] == nil)
+    }
+
     @Test func jsonLinesIsOneObjectPerFile() throws {
         let fixture = try Fixture.library()
         defer { fixture.remove() }

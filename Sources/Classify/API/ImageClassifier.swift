@@ -68,7 +68,7 @@ public struct ImageClassifier: Sendable {
             width: image.originalWidth, height: image.originalHeight, format: image.format,
             observations: model.labelSet.observations(probabilities: output.probabilities),
             featurePrint: FeaturePrintObservation(features: output.features),
-            dominantColors: DominantColors.extract(from: image))
+            dominantColors: DominantColors.extract(from: image), metadata: image.metadata)
     }
 
     /// The raw network outputs for a decoded image (for calibration and tests).
@@ -104,15 +104,19 @@ public struct ClassificationResult: Sendable {
     public var featurePrint: FeaturePrintObservation
     /// The image's few dominant colors, heaviest first (see ``DominantColors``), for color search.
     public var dominantColors: [DominantColor] = []
+    /// What the file says of itself, read in the same pass as the pixels: date taken, GPS position,
+    /// camera and lens (each nil when absent or bogus).
+    public var metadata = PhotoMetadata()
 
     /// A result assembled from parts (for pipelines that run the stages themselves).
     public init(width: Int, height: Int, format: ImageFormat, observations: [ClassificationObservation],
-                featurePrint: FeaturePrintObservation, dominantColors: [DominantColor] = []) {
+                featurePrint: FeaturePrintObservation, dominantColors: [DominantColor] = [], metadata: PhotoMetadata = PhotoMetadata()) {
         self.width = width
         self.height = height
         self.format = format
         self.observations = observations
         self.featurePrint = featurePrint
         self.dominantColors = dominantColors
+        self.metadata = metadata
     }
 }

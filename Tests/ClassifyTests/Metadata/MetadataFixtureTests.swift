@@ -54,6 +54,14 @@ struct MetadataFixtureTests {
         try #require(Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Fixtures/metadata"))
     }
 
+    /// A classification carries the metadata its decode read (no second look at the file).
+    @Test func aClassificationCarriesTheMetadata() throws {
+        let result = try ImageClassifier(model: ShippedModel.model).classify(data: Data(contentsOf: Self.url("jpeg-full.jpg")))
+        #expect(result.metadata.dateTaken?.iso8601 == "2023-06-01T14:30:05.120+02:00")
+        #expect(result.metadata.camera?.model == "iPhone 13")
+        #expect(result.metadata.location != nil)
+    }
+
     @Test(arguments: expectations)
     func decodesWithItsMetadata(_ expected: Expectation) throws {
         guard expected.format != .heif && expected.format != .avif || ImageDecoder.availableFormats.contains(expected.format)
