@@ -162,15 +162,24 @@ public struct LibraryIndexer: Sendable {
                 progress(snapshot)
             }
             // Leases stay alive while files are read and classified, however long one takes.
+            // The heartbeat holds the run (and so the database) until it returns: it is awaited, so
+            // the database closes, and SQLite folds its WAL into the file, before the process ends.
             let heartbeat = Task { await run.keepClaimsAlive() }
-            defer { heartbeat.cancel() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await pass.walk(run, scan, problems: record) }
-                for _ in 0..<jobs {
-                    group.addTask { try await pass.work(run, scan, finished: record) }
+            var failure: (any Error)?
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await pass.walk(run, scan, problems: record) }
+                    for _ in 0..<jobs {
+                        group.addTask { try await pass.work(run, scan, finished: record) }
+                    }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
+            } catch {
+                failure = error
             }
+            heartbeat.cancel()
+            await heartbeat.value
+            if let failure { throw failure }
         } catch {
             run.cancel()
             throw error

@@ -71,6 +71,21 @@ package enum Schema {
     /// Identifiers of the migrations, oldest first.
     static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
 
+    /// The migrations applied to `db`, read so that another process creating the file at the
+    /// same moment cannot make the read fail.
+    ///
+    /// GRDB's `appliedIdentifiers` selects first and looks for the table only when the select
+    /// fails, outside a transaction: when another process creates the table between the two, it
+    /// throws "no such table". The table is never dropped, so looking first is safe: absent
+    /// means nothing applied as of that moment.
+    ///
+    /// Usage: `let applied = try Schema.appliedMigrations(db)`
+    static func appliedMigrations(_ db: Database) throws -> Set<String> {
+        let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations')") ?? false
+        guard exists else { return [] }
+        return try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations")
+    }
+
     /// The covering index that orders a label's images by confidence.
     package static let createRankIndex =
         "CREATE INDEX observations_by_rank ON observations(label_id, best)"

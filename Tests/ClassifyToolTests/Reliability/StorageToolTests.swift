@@ -113,6 +113,27 @@ extension Reliability {
             #expect(newest.exited(0) && newest.lines == [future.path], "\(newest)")
         }
 
+        /// A finished run closes the index, so SQLite folds its WAL into the file: the file alone is
+        /// the whole index (copying it is a backup). A task that outlived the run once kept the
+        /// database open at exit on some machines, leaving the rows in `-wal` beside a bare file.
+        @Test(.timeLimit(.minutes(20)))
+        func aFinishedRunLeavesTheWholeIndexInItsFile() throws {
+            let scratch = try ReliabilityScratch("closed-index")
+            let folder = try scratch.folder("photos")
+            for number in 0..<3 { try ReliabilityFixtures.photoCopy(number, to: folder.appending(path: "p\(number).jpg")) }
+            for round in 0..<3 {
+                let database = scratch.url.appending(path: "index-\(round).sqlite")
+                let outcome = try ReliabilityProcess.run(["index", folder.path, "--db", database.path, "--no-faces"], scratch: scratch.url)
+                #expect(outcome.exited(0), "\(outcome)")
+                for leftover in ["-wal", "-shm"] {
+                    #expect(!FileManager.default.fileExists(atPath: database.path + leftover), "round \(round): \(leftover) left beside the index")
+                }
+                let copy = scratch.url.appending(path: "copy-\(round).sqlite")
+                try Data(contentsOf: database).write(to: copy)
+                #expect(try ReliabilityFixtures.images(copy).count == 3)
+            }
+        }
+
         @Test(.timeLimit(.minutes(20)))
         func aDamagedOrForeignDatabaseFileIsAClearErrorAndLeftAsItWas() throws {
             let scratch = try ReliabilityScratch("damaged-db")

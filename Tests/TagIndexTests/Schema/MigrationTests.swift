@@ -1,4 +1,5 @@
 import Foundation
+import ClassifySupport
 import GRDB
 import Testing
 @testable import TagIndex
@@ -29,6 +30,20 @@ import Testing
                 db, sql: "EXPLAIN QUERY PLAN SELECT image_id FROM observations INDEXED BY \(Schema.primaryKeyIndex) WHERE label_id = 1")
             #expect(plan.count == 1)
         }
+    }
+
+    /// Several openers of one new file at once (two `index` runs started together): each gets the
+    /// current schema, none fails on the tables another has just created. Connections of one
+    /// process lock the file as separate processes do.
+    @Test(arguments: 0..<6) func openersOfANewFileAtOnceAllGetTheSchema(round: Int) throws {
+        let url = directory.url.appending(path: "together-\(round).sqlite")
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do { _ = try SQLiteIndex(url: url) } catch { failures.withLock { $0.append("\(error)") } }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let index = try SQLiteIndex(readingFrom: url)
+        #expect(try index.statistics().imageCount == 0)
     }
 
     @Test func foreignKeysAreOn() throws {

@@ -92,7 +92,7 @@ public final class SQLiteIndex: Sendable {
                 throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
             }
             let missing = try pool.read { db in
-                Set(Schema.migrationIdentifiers).subtracting(try Schema.migrator.appliedIdentifiers(db))
+                Set(Schema.migrationIdentifiers).subtracting(try Schema.appliedMigrations(db))
             }
             if !missing.isEmpty {
                 throw TagIndexError.olderSchema(path: path, missingMigrations: missing.sorted())
@@ -141,17 +141,38 @@ public final class SQLiteIndex: Sendable {
     /// Brings the schema up to date. A database that is already current is only read, so opening
     /// it never waits for the write lock: `search` and `stats` open the index while an index
     /// run holds a write transaction, however long that transaction lasts.
+    ///
+    /// Two processes opening a new file at once both migrate it. GRDB runs each migration in its
+    /// own transaction but decides which to run before taking the write lock, so the slower
+    /// process repeats a migration the other has just committed, fails on its tables and rolls
+    /// back. When that happens and the other process has moved the schema on, the migrations
+    /// are read again and the rest applied; a failure without such progress is a real one.
     private func migrate() throws {
         let migrator = Schema.migrator
-        let current = try database.read { db in
-            let applied = try migrator.appliedIdentifiers(db)
+        var applied = try appliedMigrations()
+        while !applied.isSuperset(of: Schema.migrationIdentifiers) {
+            do {
+                try migrator.migrate(database)
+                return
+            } catch let error as DatabaseError {
+                let now = try appliedMigrations()
+                guard now != applied else { throw error }
+                applied = now
+            }
+        }
+    }
+
+    /// The migrations applied to the file; throws when a newer version applied some this one
+    /// does not know.
+    private func appliedMigrations() throws -> Set<String> {
+        try database.read { db in
+            let applied = try Schema.appliedMigrations(db)
             let unknown = applied.subtracting(Schema.migrationIdentifiers)
             if !unknown.isEmpty {
                 throw TagIndexError.newerSchema(path: location, unknownMigrations: unknown.sorted())
             }
-            return applied.isSuperset(of: Schema.migrationIdentifiers)
+            return applied
         }
-        if !current { try migrator.migrate(database) }
     }
 
     /// Reads the migrations of an existing file through a read-only connection,
@@ -166,7 +187,7 @@ public final class SQLiteIndex: Sendable {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             unknown = try queue.read { db in
-                try Schema.migrator.appliedIdentifiers(db).subtracting(Schema.migrationIdentifiers)
+                try Schema.appliedMigrations(db).subtracting(Schema.migrationIdentifiers)
             }
             try queue.close()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
