@@ -81,8 +81,12 @@ public struct IndexVocabulary: Sendable {
     /// The index row for a classified image: every observation at or above the index's storage
     /// floor (leaves and parents) and the feature print.
     /// With `faces` (the detector's result, nil when faces were not looked for), the image also
-    /// gets the ``faceLabel`` at its best face's confidence and its faces are stored.
-    public func entry(for result: ClassificationResult, faces: FaceDetectionResult? = nil, file: FileFacts, contentHash: String) -> IndexEntry {
+    /// gets the ``faceLabel`` at its best face's confidence and its faces are stored. `metadata`
+    /// (see ``PhotoMetadataReader``) is stored when given.
+    public func entry(
+        for result: ClassificationResult, faces: FaceDetectionResult? = nil, metadata: IndexedMetadata? = nil, file: FileFacts,
+        contentHash: String
+    ) -> IndexEntry {
         let floor = Float(SQLiteIndex.storageFloor)
         var observations = result.observations.filter { $0.confidence >= floor }
             .map { LabelConfidence(identifier: $0.identifier, confidence: Double($0.confidence)) }
@@ -102,7 +106,8 @@ public struct IndexVocabulary: Sendable {
                     let box = face.pixelBoundingBox
                     return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence))
                 }
-            } : nil))
+            } : nil,
+            metadata: metadata))
     }
 
     /// The index row for a file that could not be classified.

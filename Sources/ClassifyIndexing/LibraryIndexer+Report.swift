@@ -48,6 +48,10 @@ extension LibraryIndexer {
         /// `--no-faces`) whose faces this run found and stored, without classifying them again.
         /// Usage: `print("faces added to \(report.facesAdded) photos")`
         public var facesAdded = 0
+        /// Photos indexed before the index stored metadata that got their date taken, position and
+        /// camera in this run.
+        /// Usage: `print("dates and places added to \(report.metadataAdded) photos")`
+        public var metadataAdded = 0
         /// True when the run was cancelled: nothing was removed, and the next run resumes.
         public var interrupted = false
         public var elapsed: Duration = .zero

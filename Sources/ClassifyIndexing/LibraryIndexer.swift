@@ -115,13 +115,14 @@ public struct LibraryIndexer: Sendable {
     }
 
     /// Runs one index pass over `options.roots` with `classifier` and, when given, `faceDetector`
-    /// (nil: faces are not looked for, and the faces stored by earlier runs stay). `progress` is
-    /// called as files are written.
+    /// (nil: faces are not looked for, and the faces stored by earlier runs stay). Each file's
+    /// date taken, position, camera and place go through `metadata`. `progress` is called as
+    /// files are written.
     ///
     /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: detector) { print($0.done) }`
     public func run(
         _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil,
-        progress: @escaping @Sendable (Progress) -> Void = { _ in }
+        metadata: PhotoMetadataReader = .shared, progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Report {
         let clock = ContinuousClock()
         let start = clock.now
@@ -135,7 +136,7 @@ public struct LibraryIndexer: Sendable {
             roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
             vocabulary: vocabulary.searchWords, settings: options.settings)
         let pass = Pass(
-            classifier: classifier, faceDetector: faceDetector, vocabulary: vocabulary, options: options,
+            classifier: classifier, faceDetector: faceDetector, metadataReader: metadata, vocabulary: vocabulary, options: options,
             claimSize: max(1, options.claimSize ?? index.preferredClaimSize))
         let scan = ScanState()
         let tally = Locked(Tally())
@@ -185,23 +186,21 @@ public struct LibraryIndexer: Sendable {
             throw error
         }
         var report = tally.withLock { $0.report }
+        if !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
+            // Images indexed before the index stored dates, positions and cameras get them now.
+            report.metadataAdded = try await fill(
+                Backfill.metadata(reader: metadata, decoder: classifier.decoder, jobs: jobs), run, roots: options.roots,
+                page: { worker, after in try await worker.imagesWithoutMetadata(after: after, limit: 64) },
+                write: { worker, found in try await worker.addMetadata(found) })
+        }
         if let faceDetector, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
             // Images indexed without faces get them now, inside the run (another indexer of a
             // shared index doing the same at once only repeats work: each write checks that the
             // image still has no faces).
-            let worker = run.makeWorker()
-            do {
-                let roots = options.roots
-                report.facesAdded = try await FaceBackfill(detector: faceDetector, decoder: classifier.decoder, jobs: jobs).run(
-                    page: { after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
-                    localPath: { roots.localPath(forLibrary: $0) },
-                    write: { try await worker.addFaces($0) })
-            } catch {
-                await worker.close()
-                run.cancel()
-                throw error
-            }
-            await worker.close()
+            report.facesAdded = try await fill(
+                Backfill.faces(detector: faceDetector, decoder: classifier.decoder, jobs: jobs), run, roots: options.roots,
+                page: { worker, after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
+                write: { worker, found in try await worker.addFaces(found) })
         }
         let interrupted = Task.isCancelled || !scan.snapshot().complete || scan.snapshot().interrupted
         if interrupted {
@@ -218,10 +217,34 @@ public struct LibraryIndexer: Sendable {
     }
 }
 
+extension LibraryIndexer {
+    /// Runs `backfill` with a worker of `run` over the images `page` gives; a failure cancels the
+    /// run. Returns how many images `write` changed.
+    private func fill<Found: Sendable>(
+        _ backfill: Backfill<Found>, _ run: any IndexWriterRun, roots: [LibraryRoot],
+        page: @escaping @Sendable (any IndexWriterWorker, String?) async throws -> [StoredImageFile],
+        write: @escaping @Sendable (any IndexWriterWorker, [Found]) async throws -> Int
+    ) async throws -> Int {
+        let worker = run.makeWorker()
+        do {
+            let added = try await backfill.run(
+                page: { try await page(worker, $0) }, localPath: { roots.localPath(forLibrary: $0) },
+                write: { try await write(worker, $0) })
+            await worker.close()
+            return added
+        } catch {
+            await worker.close()
+            run.cancel()
+            throw error
+        }
+    }
+}
+
 /// One index pass: what the walk and the workers share.
 private struct Pass: Sendable {
     let classifier: ImageClassifier
     let faceDetector: FaceDetector?
+    let metadataReader: PhotoMetadataReader
     let vocabulary: IndexVocabulary
     let options: LibraryIndexer.Options
     let claimSize: Int
@@ -386,7 +409,8 @@ private struct Pass: Sendable {
     private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
             let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
-            return vocabulary.entry(for: result, faces: faces, file: facts, contentHash: hash)
+            let metadata = metadataReader.indexed(result.metadata, path: facts.path)
+            return vocabulary.entry(for: result, faces: faces, metadata: metadata, file: facts, contentHash: hash)
         } catch {
             return vocabulary.entry(for: error, file: facts, contentHash: hash)
         }

@@ -51,7 +51,8 @@ import Testing
         #expect(try SearchCommand.bytes("2 mb", option: "--min-size") == 2 << 20)
         #expect(try SearchCommand.bytes("1234", option: "--min-size") == 1234)
         #expect(try SearchCommand.bytes("2M", option: "--min-size") == 2 << 20)
-        #expect(try SearchCommand.day("2024-01-31", option: "--after") == FilterValue.date("2024-01-31"))
+        #expect(try SearchCommand.day("2024-01-31", option: "--after") == "2024-01-31")
+        #expect(try SearchCommand.day("2024-01", option: "--after") == "2024-01-01")
         #expect(throws: (any Error).self) { try SearchCommand.bytes("big", option: "--min-size") }
         #expect(throws: (any Error).self) { try SearchCommand.day("2024-13-45", option: "--after") }
     }

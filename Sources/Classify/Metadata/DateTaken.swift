@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 
 /// When a photo was taken, as the camera's clock showed it: the local wall time (year to
@@ -64,7 +65,7 @@ public struct DateTaken: Sendable, Hashable {
         utcOffsetMinutes: Int? = nil, source: Source, utcOffsetIsInferred: Bool = false
     ) {
         guard (1826...9999).contains(year), (1...12).contains(month),
-            (1...Self.daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
+            (1...CivilCalendar.daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
             (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
         if let digits = subsecondDigits {
@@ -93,8 +94,8 @@ public struct DateTaken: Sendable, Hashable {
         let seconds = fileModificationTime.timeIntervalSince1970
         guard seconds.isFinite, abs(seconds) < 1e12 else { return nil }
         let whole = Int(seconds.rounded(.down))
-        let days = whole.floorDivided(by: 86_400), secondOfDay = whole - days * 86_400
-        let (year, month, day) = Self.civilDate(fromDaysSince1970: days)
+        let days = CivilCalendar.floorDivide(whole, by: 86_400), secondOfDay = whole - days * 86_400
+        let (year, month, day) = CivilCalendar.civilDate(fromDaysSince1970: days)
         let milliseconds = Int(((seconds - Double(whole)) * 1000).rounded(.down))
         self.init(
             year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60,
@@ -140,51 +141,6 @@ public struct DateTaken: Sendable, Hashable {
 
     /// The wall time read as if it were UTC, in seconds since 1970 (for offsets and ordering).
     var wallSecondsSince1970: Int {
-        Self.daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
-    }
-
-    // MARK: Proleptic Gregorian calendar arithmetic
-
-    static func isLeapYear(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01, counting in 400-year eras of 146 097 days with March as the first
-    /// month, so February's leap day falls at the end of the counted year.
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = shiftedYear.floorDivided(by: 400)
-        let yearOfEra = shiftedYear - era * 400
-        let monthFromMarch = (month + 9) % 12
-        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `daysSince1970`.
-    static func civilDate(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = shifted.floorDivided(by: 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
-    }
-}
-
-extension Int {
-    fileprivate func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+        CivilCalendar.daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
     }
 }

@@ -249,6 +249,21 @@ public final class PlaceDirectory: Sendable {
 }
 
 extension PlaceDirectory {
+    /// The place with GeoNames id `id` (as an index stores it), nil when this file has none. A
+    /// scan of the ids (under a millisecond): for the few places of a page of results.
+    ///
+    /// Usage: `let name = places.place(withID: stored.id)?.name`
+    public func place(withID id: Int) -> Place? {
+        guard let wanted = UInt32(exactly: id) else { return nil }
+        let file = self.file
+        let row: Int? = file.data.withUnsafeBytes { bytes in
+            let start = file.offset(.ids)
+            for index in 0..<file.placeCount where bytes.littleEndianUInt32(start + index * 4) == wanted { return index }
+            return nil
+        }
+        return row.map(place(at:))
+    }
+
     /// The population of row `index`, without building a ``Place`` (for tests and tools).
     package func population(at index: Int) -> Int {
         file.data.withUnsafeBytes { Int($0.littleEndianUInt32(file.offset(.populations) + index * 4)) }

@@ -104,6 +104,17 @@ public protocol IndexBackend: IndexCopySource, AnyObject {
     /// Usage: `let faces = try await index.faces(forPath: path) ?? []`
     func faces(forPath path: String) async throws -> [IndexedFace]?
 
+    /// The date taken, position, camera and place stored for one file; nil when it is not indexed
+    /// or its metadata was not read yet (see ``SQLiteIndex/metadata(forPath:)``).
+    ///
+    /// Usage: `let taken = try await index.metadata(forPath: path)?.taken?.iso8601`
+    func metadata(forPath path: String) async throws -> IndexedMetadata?
+
+    /// The stored metadata of several images at once; images without any are left out.
+    ///
+    /// Usage: `let metadata = try await index.metadata(forImageIDs: page.hits.map(\.imageID))`
+    func metadata(forImageIDs imageIDs: [Int64]) async throws -> [Int64: IndexedMetadata]
+
     /// The stored dominant colors of one file, heaviest first (see ``SQLiteIndex/dominantColors(forPath:)``).
     ///
     /// Usage: `let colors = try await index.dominantColors(forPath: path)`

@@ -6,18 +6,23 @@ extension SQLiteIndex {
     /// after `path` (exclusive; nil: from the start), at most `limit`.
     ///
     /// Usage: `let page = try index.imagesWithoutFaces(after: last?.path, limit: 256)`
-    public func imagesWithoutFaces(after path: String? = nil, limit: Int) throws -> [ImageWithoutFaces] {
+    public func imagesWithoutFaces(after path: String? = nil, limit: Int) throws -> [StoredImageFile] {
+        try imagesWithoutRow(in: "image_faces", after: path, limit: limit)
+    }
+
+    /// Classified images with no row in `table` (keyed by `image_id`), in path order after `path`.
+    func imagesWithoutRow(in table: String, after path: String?, limit: Int) throws -> [StoredImageFile] {
         try database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT path, content_hash FROM images
                     WHERE error_stage IS NULL AND content_hash IS NOT NULL AND path > ?
-                      AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = images.id)
+                      AND NOT EXISTS (SELECT 1 FROM \(table) WHERE image_id = images.id)
                     ORDER BY path LIMIT ?
                     """,
                 arguments: [path ?? "", max(0, limit)])
-                .map { ImageWithoutFaces(path: $0[0], contentHash: $0[1]) }
+                .map { StoredImageFile(path: $0[0], contentHash: $0[1]) }
         }
     }
 

@@ -1,17 +1,17 @@
 import Foundation
 
-/// A classified image of the index whose faces were never looked for (indexed without faces):
-/// what an indexer needs to find its faces and store them without classifying it again.
+/// A classified image of the index, by stored path and content hash: what an indexer needs to
+/// add what an earlier version did not store (faces, metadata) without classifying it again.
 ///
 /// Usage: `for image in try index.imagesWithoutFaces(limit: 256) { print(image.path) }`
-public struct ImageWithoutFaces: Sendable, Hashable {
+public struct StoredImageFile: Sendable, Hashable {
     /// The stored path. Usage: `URL(fileURLWithPath: image.path)`
     public var path: String
-    /// The content hash stored with it (faces are stored only while the file still has it).
+    /// The content hash stored with it (what is added is stored only while the file still has it).
     /// Usage: `image.contentHash`
     public var contentHash: String
 
-    /// Usage: `ImageWithoutFaces(path: "/photos/a.jpg", contentHash: hash)`
+    /// Usage: `StoredImageFile(path: "/photos/a.jpg", contentHash: hash)`
     public init(path: String, contentHash: String) {
         self.path = path; self.contentHash = contentHash
     }

@@ -57,6 +57,8 @@ public struct ImageClassification: Sendable, Hashable {
     public var dominantColors: [IndexedColor] = []
     /// The faces found, highest confidence first; nil when faces were not looked for.
     public var faces: [IndexedFace]?
+    /// When, where and with what camera; nil when the metadata was not read.
+    public var metadata: IndexedMetadata?
 
     /// Creates a classification result.
     ///
@@ -67,7 +69,8 @@ public struct ImageClassification: Sendable, Hashable {
     public init(
         path: String, size: Int64, modificationTime: Date, contentHash: String,
         width: Int, height: Int, model: ModelStamp, observations: [LabelConfidence],
-        featurePrint: [Float]? = nil, dominantColors: [IndexedColor] = [], faces: [IndexedFace]? = nil
+        featurePrint: [Float]? = nil, dominantColors: [IndexedColor] = [], faces: [IndexedFace]? = nil,
+        metadata: IndexedMetadata? = nil
     ) {
         self.path = path
         self.size = size
@@ -80,6 +83,7 @@ public struct ImageClassification: Sendable, Hashable {
         self.featurePrint = featurePrint
         self.dominantColors = dominantColors
         self.faces = faces
+        self.metadata = metadata
     }
 
     /// The file facts of this result.

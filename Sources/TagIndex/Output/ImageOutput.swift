@@ -25,6 +25,16 @@ public struct ImageOutput: Codable, Sendable {
     public var faces: [FaceOutput]?
     /// The dominant colors, heaviest first (gallery).
     public var colors: [ColorOutput]?
+    /// Date taken (see ``MetadataFields``). Usage: `output.taken`
+    public var taken: String?
+    /// Where the date came from. Usage: `output.takenFrom`
+    public var takenFrom: String?
+    /// Usage: `output.gps?.latitude`
+    public var gps: GPSOutput?
+    /// Usage: `output.camera?.model`
+    public var camera: CameraOutput?
+    /// Usage: `output.place?.name`
+    public var place: PlaceOutput?
     public var thumbnail: String?
     public var preview: String?
 
@@ -54,6 +64,13 @@ public struct ImageOutput: Codable, Sendable {
         }
         self.corrections = corrections.isEmpty ? nil : corrections.map(CorrectionMarkOutput.init)
         self.faces = faces?.map(FaceOutput.init)
+    }
+
+    /// Sets the metadata fields.
+    ///
+    /// Usage: `output.setMetadata(MetadataFields(stored))`
+    public mutating func setMetadata(_ fields: MetadataFields) {
+        (taken, takenFrom, gps, camera, place) = (fields.taken, fields.takenFrom, fields.gps, fields.camera, fields.place)
     }
 }
 

@@ -21,8 +21,8 @@ public struct SearchOutput: Codable, Sendable {
     ///
     /// Usage: `SearchOutput(page: page, query: text, labels: labelsByImageID)`
     public init(
-        page: SearchPage, query: String, labels: [Int64: [ImageLabel]], marksLeaves: Bool = false,
-        links: (SearchHit) -> ImageLinks? = { _ in nil }
+        page: SearchPage, query: String, labels: [Int64: [ImageLabel]], metadata: [Int64: MetadataFields] = [:],
+        marksLeaves: Bool = false, links: (SearchHit) -> ImageLinks? = { _ in nil }
     ) {
         self.query = query
         total = page.totalCount
@@ -30,7 +30,9 @@ public struct SearchOutput: Codable, Sendable {
         pageCount = page.pageCount
         limit = page.limit
         results = page.hits.map { hit in
-            SearchResultOutput(hit: hit, labels: labels[hit.imageID] ?? [], links: links(hit), marksLeaves: marksLeaves)
+            var result = SearchResultOutput(hit: hit, labels: labels[hit.imageID] ?? [], links: links(hit), marksLeaves: marksLeaves)
+            if let fields = metadata[hit.imageID] { result.setMetadata(fields) }
+            return result
         }
         facets = page.facets.map(FacetOutput.init)
     }
@@ -51,6 +53,23 @@ public struct SearchResultOutput: Codable, Sendable {
     public var height: Int?
     public var error: FailureOutput?
     public var labels: [LabelConfidenceOutput]
+    /// Date taken (see ``MetadataFields``). Usage: `result.taken`
+    public var taken: String?
+    /// Where the date came from. Usage: `result.takenFrom`
+    public var takenFrom: String?
+    /// Usage: `result.gps?.latitude`
+    public var gps: GPSOutput?
+    /// Usage: `result.camera?.model`
+    public var camera: CameraOutput?
+    /// Usage: `result.place?.name`
+    public var place: PlaceOutput?
+
+    /// Sets the metadata fields.
+    ///
+    /// Usage: `result.setMetadata(MetadataFields(stored))`
+    public mutating func setMetadata(_ fields: MetadataFields) {
+        (taken, takenFrom, gps, camera, place) = (fields.taken, fields.takenFrom, fields.gps, fields.camera, fields.place)
+    }
 
     /// Usage: `SearchResultOutput(hit: hit, labels: labels, links: nil, marksLeaves: false)`
     public init(hit: SearchHit, labels: [ImageLabel], links: ImageLinks?, marksLeaves: Bool) {

@@ -187,10 +187,34 @@ package struct Parser {
                 throw error("too many file types (at most \(Self.maximumFilters))", at: offset)
             }
         case "after", "before":
-            guard let date = FilterValue.date(value) else {
-                throw error("expected a date like 2023-01-31 or 2023-01-31T12:00:00Z after '\(key):'", at: offset)
+            guard let period = LocalTimeRange.period(value) else {
+                throw error("expected a date like 2023, 2023-01 or 2023-01-31 (or 2023-01-31T12:00) after '\(key):'", at: offset)
             }
-            if key == "after" { query.filters.modifiedAfter = date } else { query.filters.modifiedBefore = date }
+            let range = key == "after" ? LocalTimeRange(lower: period.start, upper: nil) : LocalTimeRange(lower: nil, upper: period.start)
+            query.filters.taken = query.filters.taken.map { $0.intersected(with: range) } ?? range
+        case "taken", "modified":
+            guard let range = LocalTimeRange(parsing: value) else {
+                throw error("expected a date like 2019, 2019-06 or 2019-06-14, a range like 2019-06..2019-08 or one like >=2020 after '\(key):'", at: offset)
+            }
+            if key == "taken" {
+                query.filters.taken = query.filters.taken.map { $0.intersected(with: range) } ?? range
+            } else {
+                if let lower = range.lower.flatMap({ LocalTimeRange.instant($0, in: .current) }) {
+                    query.filters.modifiedAfter = max(query.filters.modifiedAfter ?? lower, lower)
+                }
+                if let upper = range.upper.flatMap({ LocalTimeRange.instant($0, in: .current) }) {
+                    query.filters.modifiedBefore = min(query.filters.modifiedBefore ?? upper, upper)
+                }
+            }
+        case "camera", "lens":
+            let text = value.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { throw error("expected a camera or lens name after '\(key):'", at: offset) }
+            if key == "camera" { query.filters.camera = text } else { query.filters.lens = text }
+        case "near":
+            guard let area = NearbyArea(parsing: value) else {
+                throw error("expected a position like 48.85,2.35 or 48.85,2.35,10km after 'near:'", at: offset)
+            }
+            query.filters.near = area
         case "minwidth", "minheight":
             guard let number = Int(value), number >= 0 else {
                 throw error("expected a number of pixels after '\(key):'", at: offset)

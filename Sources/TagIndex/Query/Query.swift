@@ -26,10 +26,19 @@ public struct ImageFilters: Sendable, Hashable {
     public var folders: [String] = []
     /// Only these extensions, case-insensitive, without dot (`type:jpg,png`).
     public var fileTypes: [String] = []
-    /// Modified at or after this date (`after:2023-01-01`).
+    /// Modified at or after this date (`modified:>=2023-01-01`).
     public var modifiedAfter: Date?
-    /// Modified before this date (`before:2024-01-01`).
+    /// Modified before this date (`modified:<2024-01-01`).
     public var modifiedBefore: Date?
+    /// Taken in this span of the photo's own local time (`taken:2019-06`, `after:2023-01-01`,
+    /// `before:2024`); a photo whose file states no date is matched by its modification time.
+    public var taken: LocalTimeRange?
+    /// Camera make and model together contain this text, case-insensitive (`camera:"iphone 13"`).
+    public var camera: String?
+    /// The lens model contains this text, case-insensitive (`lens:24-70`).
+    public var lens: String?
+    /// Taken within this circle (`near:48.85,2.35,10km`); photos without a position never match.
+    public var near: NearbyArea?
     /// Minimum width in pixels (`minwidth:1024`).
     public var minimumWidth: Int?
     /// Minimum height in pixels (`minheight:768`).
@@ -63,7 +72,7 @@ public struct ImageFilters: Sendable, Hashable {
     package var needsImageRow: Bool {
         !folders.isEmpty || !fileTypes.isEmpty || modifiedAfter != nil || modifiedBefore != nil
             || minimumWidth != nil || minimumHeight != nil || minimumBytes != nil || maximumBytes != nil
-            || status != .indexed || faceCount != nil
+            || status != .indexed || faceCount != nil || taken != nil || camera != nil || lens != nil || near != nil
     }
 }
 

@@ -44,6 +44,9 @@ import GRDB
 ///   output and the corrections, never from an earlier corrected set.
 /// - `image_faces(image_id, face_count, faces)` (v5): the faces found in an image (see
 ///   ``IndexedFace`` and `Faces/FaceStorage.swift`); no row when faces were not looked for.
+/// - `image_metadata(image_id, taken_local, ..., place_id, country_code, admin1_code)` (v6): date
+///   taken, position, camera and place (see ``IndexedMetadata`` and `Metadata/MetadataStorage.swift`);
+///   no row when the metadata was not read.
 package enum Schema {
     /// The statement that writes one image row, replacing what its path held, in either dialect:
     /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
@@ -69,7 +72,7 @@ package enum Schema {
     }
 
     /// Identifiers of the migrations, oldest first.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6"]
 
     /// The migrations applied to `db`, read so that another process creating the file at the
     /// same moment cannot make the read fail.
@@ -213,6 +216,10 @@ package enum Schema {
                     faces BLOB NOT NULL);
                 CREATE INDEX image_faces_by_count ON image_faces(face_count);
                 """)
+        }
+        register("v6") { db in
+            // Dates taken, positions, cameras and places, per image (see MetadataStorage).
+            for statement in MetadataStorage.createTable(integer: "INTEGER", real: "REAL") { try db.execute(sql: statement) }
         }
         return migrator
     }

@@ -166,6 +166,7 @@ package struct BatchWriter {
             dominantColors: IndexedColor.encode(result.dominantColors))
         try replaceObservations(imageID, confidence: confidence, best: best)
         try storeFaces(imageID, result.faces)
+        try storeMetadata(imageID, result.metadata)
         return imageID
     }
 
@@ -193,6 +194,7 @@ package struct BatchWriter {
             errorStage: failure.stage, errorReason: failure.reason, topConfidence: nil, featurePrint: nil)
         try deleteObservations(imageID)
         try storeFaces(imageID, nil)
+        try storeMetadata(imageID, nil)
         return imageID
     }
 
@@ -236,6 +238,7 @@ package struct BatchWriter {
         try deleteObservations(targetID)
         try db.execute(sql: "DELETE FROM model_labels WHERE image_id = ?", arguments: [targetID])
         try copyFaces(from: sourceID, to: targetID)
+        try copyMetadata(from: sourceID, to: targetID)
         guard let packed = try Data.fetchOne(
             db, sql: "SELECT packed FROM image_labels WHERE image_id = ?", arguments: [sourceID])
         else { return }

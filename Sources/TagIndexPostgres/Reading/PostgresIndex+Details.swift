@@ -1,5 +1,6 @@
 import TagIndex
 import Foundation
+import GRDB
 import PostgresNIO
 
 extension PostgresIndex {
@@ -50,5 +51,34 @@ extension PostgresIndex {
             "SELECT faces FROM image_faces JOIN images ON images.id = image_id WHERE path = $1", binds
         ) { try $0.decode(ByteBuffer.self) }
         return stored.first.flatMap { IndexedFace.decode(Data($0.readableBytesView)) }
+    }
+
+    /// The metadata stored for one file (as ``SQLiteIndex/metadata(forPath:)``).
+    ///
+    /// Usage: `let taken = try await index.metadata(forPath: path)?.taken?.iso8601`
+    public func metadata(forPath path: String) async throws -> IndexedMetadata? {
+        var binds = PostgresBindings()
+        binds.append(path)
+        return try await session.all(
+            "SELECT \(MetadataStorage.selectList(alias: "m")) FROM image_metadata AS m JOIN images ON images.id = m.image_id WHERE path = $1", binds
+        ) { row in MetadataStorage.metadata(from: try row.map(Self.databaseValue)) }.first
+    }
+
+    /// The stored metadata of several images at once (as ``SQLiteIndex/metadata(forImageIDs:)``).
+    ///
+    /// Usage: `let metadata = try await index.metadata(forImageIDs: ids)`
+    public func metadata(forImageIDs imageIDs: [Int64]) async throws -> [Int64: IndexedMetadata] {
+        guard !imageIDs.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(imageIDs)
+        let rows = try await session.all(
+            "SELECT m.image_id, \(MetadataStorage.selectList(alias: "m")) FROM image_metadata AS m WHERE m.image_id = ANY($1::bigint[])", binds
+        ) { row in try row.map(Self.databaseValue) }
+        var found: [Int64: IndexedMetadata] = [:]
+        for values in rows {
+            guard let id = values.first.flatMap(Int64.fromDatabaseValue) else { continue }
+            found[id] = MetadataStorage.metadata(from: Array(values.dropFirst()))
+        }
+        return found
     }
 }

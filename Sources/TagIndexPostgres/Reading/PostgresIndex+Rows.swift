@@ -24,7 +24,7 @@ extension PostgresIndex {
     }
 
     /// A PostgreSQL value as SQLite stores it (booleans as 0/1, like the SQLite schema's).
-    private static func databaseValue(_ cell: PostgresCell) throws -> DatabaseValue {
+    static func databaseValue(_ cell: PostgresCell) throws -> DatabaseValue {
         guard cell.bytes != nil else { return .null }
         switch cell.dataType {
         case .int2, .int4, .int8: return try cell.decode(Int64.self).databaseValue

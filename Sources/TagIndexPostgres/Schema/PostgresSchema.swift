@@ -25,7 +25,7 @@ package enum PostgresSchema {
     /// `pg1` to `pg4` are PostgreSQL's own (the work queue of concurrent index runs; the
     /// covering primary key of observations; compacted postings; print sketches), named apart so that a later shared migration can
     /// take the next `vN`.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "pg1", "pg2", "pg3", "pg4"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "pg1", "pg2", "pg3", "pg4"]
 
     /// `pg_advisory_xact_lock` key of schema changes ("TagIndex" in ASCII).
     static let migrationLock: Int64 = 0x5461_6749_6E64_6578
@@ -122,6 +122,7 @@ package enum PostgresSchema {
             """,
             "CREATE INDEX image_faces_by_count ON image_faces(face_count)",
         ]),
+        ("v6", MetadataStorage.createTable(integer: "BIGINT", real: "DOUBLE PRECISION")),
         // Concurrent index runs (see PostgresIndexRun): the walks queue the files that need
         // reading, workers claim them with leases (SKIP LOCKED), a finished file leaves the queue
         // in the transaction that writes it. Paths compare bytewise (COLLATE "C") so a library's

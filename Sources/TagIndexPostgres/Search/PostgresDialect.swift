@@ -57,6 +57,7 @@ extension SQLBinder {
             switch value {
             case .integer(let integer): bindings.append(integer)
             case .text(let text): bindings.append(text)
+            case .real(let real): bindings.append(real)
             case .integers(let integers): bindings.append(integers)
             }
         }

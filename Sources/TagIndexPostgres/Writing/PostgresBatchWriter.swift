@@ -1,5 +1,6 @@
 import TagIndex
 import Foundation
+import GRDB
 import PostgresNIO
 
 /// The row-level work of one write transaction on PostgreSQL: what ``BatchWriter`` does in
@@ -84,6 +85,7 @@ struct PostgresBatchWriter {
         var labels: [(confidence: [Int64: Int], best: [Int64: Int])?] = []
         var modelLabels: [[(labelID: Int64, confidence: Int)]?] = []
         var faces: [[IndexedFace]?] = []
+        var metadata: [IndexedMetadata?] = []
         for entry in entries {
             switch entry {
             case .classified(let result):
@@ -105,6 +107,7 @@ struct PostgresBatchWriter {
                 labels.append(rolled)
                 modelLabels.append(kept == nil ? nil : model)
                 faces.append(result.faces)
+                metadata.append(result.metadata)
             case .failed(let failure):
                 paths.append(failure.path)
                 sizes.append(failure.size)
@@ -121,6 +124,7 @@ struct PostgresBatchWriter {
                 labels.append(nil)
                 modelLabels.append(nil)
                 faces.append(nil)
+                metadata.append(nil)
             }
         }
         guard Set(paths).count == paths.count else { throw TagIndexError.invalidInput("a batch holds the same path twice") }
@@ -161,6 +165,7 @@ struct PostgresBatchWriter {
             var ids = PostgresBindings()
             ids.append(replaced)
             try await session.execute("DELETE FROM image_faces WHERE image_id = ANY($1::bigint[])", ids)
+            try await session.execute("DELETE FROM image_metadata WHERE image_id = ANY($1::bigint[])", ids)
         }
 
         // The new labels and packed labels of every classified file.
@@ -206,6 +211,8 @@ struct PostgresBatchWriter {
             try await session.execute(
                 "INSERT INTO image_faces(image_id, face_count, faces) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])", insert)
         }
+        // Metadata, where it was read.
+        try await Self.insertMetadata(zip(rows, metadata).compactMap { row, read in read.map { (row.id, $0) } }, session)
         for (row, model) in zip(rows, modelLabels) {
             try await keepModelLabels(model, imageID: row.id)
         }
@@ -284,10 +291,13 @@ struct PostgresBatchWriter {
         target.append(targetID)
         try await session.execute("DELETE FROM model_labels WHERE image_id = $1", target)
         try await session.execute("DELETE FROM image_faces WHERE image_id = $1", target)
+        try await session.execute("DELETE FROM image_metadata WHERE image_id = $1", target)
         var binds = PostgresBindings()
         binds.append(sourceID)
         binds.append(targetID)
         try await session.execute("INSERT INTO image_faces(image_id, face_count, faces) SELECT $2, face_count, faces FROM image_faces WHERE image_id = $1", binds)
+        let rest = MetadataStorage.columns.dropFirst().joined(separator: ", ")
+        try await session.execute("INSERT INTO image_metadata(image_id, \(rest)) SELECT $2, \(rest) FROM image_metadata WHERE image_id = $1", binds)
         try await session.execute("INSERT INTO model_labels(image_id, packed) SELECT $2, packed FROM model_labels WHERE image_id = $1", binds)
         try await session.execute("INSERT INTO image_labels(image_id, packed) SELECT $2, packed FROM image_labels WHERE image_id = $1", binds)
         let copied = try await session.all("""
@@ -367,5 +377,28 @@ struct PostgresBatchWriter {
         try await session.execute(
             "UPDATE labels SET image_count = labels.image_count + u.delta FROM unnest($1::bigint[], $2::bigint[]) AS u(id, delta) WHERE labels.id = u.id",
             binds)
+    }
+}
+
+extension PostgresBatchWriter {
+    /// Inserts metadata rows in one statement; an image that has a row keeps it (another indexer
+    /// filling the same image at once wrote the same).
+    static func insertMetadata(_ rows: [(imageID: Int64, metadata: IndexedMetadata)], _ session: PostgresSession) async throws {
+        guard !rows.isEmpty else { return }
+        var binds = PostgresBindings()
+        var tuples: [String] = []
+        var parameter = 0
+        for (imageID, metadata) in rows {
+            var placeholders: [String] = []
+            for value in [imageID.databaseValue] + MetadataStorage.values(of: metadata) {
+                parameter += 1
+                placeholders.append("$\(parameter)")
+                PostgresCopyTarget.bind(value, boolean: false, into: &binds)
+            }
+            tuples.append("(" + placeholders.joined(separator: ", ") + ")")
+        }
+        try await session.execute(
+            "INSERT INTO image_metadata(\(MetadataStorage.columns.joined(separator: ", "))) VALUES " + tuples.joined(separator: ", ")
+                + " ON CONFLICT(image_id) DO NOTHING", binds)
     }
 }

@@ -8,7 +8,13 @@ extension PostgresIndexWorker {
     /// most `limit`; paths as the index stores them (library paths).
     ///
     /// Usage: `let page = try await worker.imagesWithoutFaces(after: last?.path, limit: 256)`
-    public func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [ImageWithoutFaces] {
+    public func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [StoredImageFile] {
+        try await imagesWithoutRow(in: "image_faces", after: path, limit: limit)
+    }
+
+    /// Classified images under the run's roots with no row in `table` (keyed by `image_id`), in
+    /// path order after `path`.
+    func imagesWithoutRow(in table: String, after path: String?, limit: Int) async throws -> [StoredImageFile] {
         var binds = PostgresBindings()
         let condition = run.rootCondition(column: "path", &binds)
         binds.append(path ?? "")
@@ -18,10 +24,10 @@ extension PostgresIndexWorker {
             try await session.all("""
                 SELECT path, content_hash FROM images
                 WHERE \(condition) AND error_stage IS NULL AND content_hash IS NOT NULL AND path > $\(after)
-                  AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = images.id)
+                  AND NOT EXISTS (SELECT 1 FROM \(table) WHERE image_id = images.id)
                 ORDER BY path LIMIT $\(count)
                 """, binds) { try $0.decode((String, String).self) }
-        }.map { ImageWithoutFaces(path: $0.0, contentHash: $0.1) }
+        }.map { StoredImageFile(path: $0.0, contentHash: $0.1) }
     }
 
     /// Adds faces to images indexed without them, in one transaction, as

@@ -211,6 +211,9 @@ struct IndexCommand: AsyncParsableCommand {
         Terminal.out(String(format: "%@ %.1f s: %d new, %d updated, %d moved, %d copied, %d touched, %d unchanged, %d removed, %d failed",
                             verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
                             summary.unchanged, summary.removed, summary.failed))
+        if report.metadataAdded > 0 {
+            Terminal.out("dates, places and cameras added to \(Self.grouped(report.metadataAdded)) photos indexed without them")
+        }
         if report.facesAdded > 0 { Terminal.out("faces added to \(Self.grouped(report.facesAdded)) photos indexed without them") }
         if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {

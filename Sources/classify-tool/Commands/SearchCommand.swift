@@ -1,5 +1,6 @@
 import ArgumentParser
 import Classify
+import ClassifyIndexing
 import Foundation
 import TagIndex
 
@@ -49,8 +50,8 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "Keep a label down to where its curve still has this recall.") var recall: Double?
     @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
     @Option(help: ArgumentHelp("Only these file types, e.g. jpg or png (repeatable).", valueName: "ext")) var type: [String] = []
-    @Option(help: ArgumentHelp("Modified on or after this day.", valueName: "yyyy-mm-dd")) var after: String?
-    @Option(help: ArgumentHelp("Modified before this day.", valueName: "yyyy-mm-dd")) var before: String?
+    @Option(help: ArgumentHelp("Taken on or after this day (the photo's own local time; the file time when it states none).", valueName: "yyyy-mm-dd")) var after: String?
+    @Option(help: ArgumentHelp("Taken before this day (as --after).", valueName: "yyyy-mm-dd")) var before: String?
     @Option(help: "Minimum width in pixels.") var minWidth: Int?
     @Option(help: "Minimum height in pixels.") var minHeight: Int?
     @Option(help: ArgumentHelp("Minimum file size, e.g. 500KB or 2MB.", valueName: "size")) var minSize: String?
@@ -81,6 +82,7 @@ struct SearchCommand: AsyncParsableCommand {
         defer { Task { await index.close() } }
         let result: SearchPage
         var labels: [Int64: [ImageLabel]] = [:]
+        var metadata: [Int64: IndexedMetadata] = [:]
         do {
             if filter == nil { parsed.applyDefaultCalibration(indexHasCalibration: try await index.hasCalibration(), onlyWithLabelTerms: false) }
             if let color {
@@ -89,20 +91,28 @@ struct SearchCommand: AsyncParsableCommand {
             } else {
                 result = try await index.search(parsed)
             }
-            if format == .json { labels = try await index.labels(forImageIDs: result.hits.map(\.imageID)) }
+            if format == .json {
+                labels = try await index.labels(forImageIDs: result.hits.map(\.imageID))
+                metadata = try await index.metadata(forImageIDs: result.hits.map(\.imageID))
+            }
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
         }
         switch format {
         case .paths: printPaths(result)
-        case .json: try printJSON(result, text: text, labels: labels)
+        case .json: try printJSON(result, text: text, labels: labels, metadata: metadata)
         }
     }
 
-    /// The page as one JSON object, each hit with its ten most confident labels.
-    private func printJSON(_ result: SearchPage, text: String, labels: [Int64: [ImageLabel]]) throws {
-        try Terminal.json(JSONOutput.encode(SearchOutput(page: result, query: text, labels: labels)))
+    /// The page as one JSON object, each hit with its ten most confident labels and its date
+    /// taken, position, camera and place.
+    private func printJSON(_ result: SearchPage, text: String, labels: [Int64: [ImageLabel]], metadata: [Int64: IndexedMetadata]) throws {
+        let reader = metadata.isEmpty ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared
+        let fields = Dictionary(result.hits.map { hit in
+            (hit.imageID, reader.fields(metadata[hit.imageID], modified: hit.failureStage == nil ? hit.modificationTime : nil))
+        }, uniquingKeysWith: { first, _ in first })
+        try Terminal.json(JSONOutput.encode(SearchOutput(page: result, query: text, labels: labels, metadata: fields)))
     }
 
     /// One path per line (with the failure for --failed), the count and facets on stderr.
@@ -143,8 +153,12 @@ struct SearchCommand: AsyncParsableCommand {
         if let recall { query.calibration = .minimumPrecision(0, forRecall: recall) }
         query.filters.folders += under.map(Query.folder)
         query.filters.fileTypes += type.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
-        if let after { query.filters.modifiedAfter = try Self.day(after, option: "--after") }
-        if let before { query.filters.modifiedBefore = try Self.day(before, option: "--before") }
+        for (text, option) in [(after, "--after"), (before, "--before")] {
+            guard let text else { continue }
+            let start = try Self.day(text, option: option)
+            let range = option == "--after" ? LocalTimeRange(lower: start, upper: nil) : LocalTimeRange(lower: nil, upper: start)
+            query.filters.taken = query.filters.taken.map { $0.intersected(with: range) } ?? range
+        }
         if let minWidth { query.filters.minimumWidth = minWidth }
         if let minHeight { query.filters.minimumHeight = minHeight }
         if let minSize { query.filters.minimumBytes = try Self.bytes(minSize, option: "--min-size") }
@@ -155,11 +169,11 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     /// A date option's value (see ``FilterValue/date(_:timeZone:)``: a bare date is local midnight).
-    static func day(_ text: String, option: String) throws -> Date {
-        guard let date = FilterValue.date(text) else {
-            throw ValidationError("\(option) takes a date like 2024-01-31 (local midnight) or 2024-01-31T12:00:00Z, not '\(text)'")
+    static func day(_ text: String, option: String) throws -> String {
+        guard let period = LocalTimeRange.period(text) else {
+            throw ValidationError("\(option) takes a date like 2024, 2024-01 or 2024-01-31 (or 2024-01-31T12:00), not '\(text)'")
         }
-        return date
+        return period.start
     }
 
     /// A size option's value (see ``FilterValue/bytes(_:)``).

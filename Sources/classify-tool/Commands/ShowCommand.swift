@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClassifyIndexing
 import Foundation
 import TagIndex
 
@@ -32,11 +33,11 @@ struct ShowCommand: AsyncParsableCommand {
         let stored = LibraryRoot.isLibraryPath(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
         let index = try await database.openBackend()
         defer { Task { await index.close() } }
-        let details: (IndexedImage?, [ImageLabel], [IndexedFace]?, [LabelCorrection])
+        let details: (IndexedImage?, [ImageLabel], [IndexedFace]?, [LabelCorrection], IndexedMetadata?)
         do {
             details = (
                 try await index.image(atPath: stored), try await index.labels(forPath: stored), try await index.faces(forPath: stored),
-                try await index.corrections(forPath: stored))
+                try await index.corrections(forPath: stored), try await index.metadata(forPath: stored))
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
@@ -45,16 +46,21 @@ struct ShowCommand: AsyncParsableCommand {
             Terminal.error("error: \(stored) is not in the index; index its folder with: classify-tool index FOLDER")
             throw ExitCode(ToolExit.failure)
         }
-        try render(image, labels: details.1, faces: details.2, corrections: details.3)
+        try render(image, labels: details.1, faces: details.2, corrections: details.3, metadata: details.4)
     }
 
     /// The details of one image, as a table or JSON (the same from either backend).
-    private func render(_ image: IndexedImage, labels: [ImageLabel], faces: [IndexedFace]?, corrections: [LabelCorrection]) throws {
+    private func render(
+        _ image: IndexedImage, labels: [ImageLabel], faces: [IndexedFace]?, corrections: [LabelCorrection], metadata: IndexedMetadata?
+    ) throws {
         let added = Dictionary(corrections.filter { $0.kind == .added }.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let removed = corrections.filter { $0.kind == .removed }
         let stamp = ISO8601DateFormatter()
+        let fields = (metadata == nil ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared).fields(metadata, modified: image.failureStage == nil ? image.modificationTime : nil)
         if format == .json {
-            try Terminal.json(JSONOutput.encode(ImageOutput(image: image, labels: labels, top: top, corrections: corrections, faces: faces)))
+            var output = ImageOutput(image: image, labels: labels, top: top, corrections: corrections, faces: faces)
+            output.setMetadata(fields)
+            try Terminal.json(JSONOutput.encode(output))
             return
         }
         Terminal.out(image.path)
@@ -62,6 +68,19 @@ struct ShowCommand: AsyncParsableCommand {
         Terminal.out("  modified  \(stamp.string(from: image.modificationTime))")
         Terminal.out("  indexed   \(stamp.string(from: image.indexedAt)) with \(image.model?.description ?? "unknown model")")
         if let hash = image.contentHash { Terminal.out("  content   \(hash)") }
+        if let taken = fields.taken {
+            Terminal.out("  taken     \(taken)" + (fields.takenFrom == "file" ? " (the file's modification time: the photo states no date)" : ""))
+        }
+        if let camera = fields.camera {
+            let name = metadata?.cameraName.map { [$0] } ?? []
+            Terminal.out("  camera    " + (name + [camera.lens].compactMap { $0 }).joined(separator: ", "))
+        }
+        if let place = fields.place {
+            Terminal.out("  place     " + [place.name, place.region, place.country ?? place.countryCode].compactMap { $0 }.joined(separator: ", "))
+        }
+        if let gps = fields.gps {
+            Terminal.out(String(format: "  position  %.5f, %.5f", gps.latitude, gps.longitude) + (gps.altitude.map { String(format: ", %.0f m", $0) } ?? ""))
+        }
         if let stage = image.failureStage {
             Terminal.out("  FAILED    \(stage): \(image.failureReason ?? "")")
             return

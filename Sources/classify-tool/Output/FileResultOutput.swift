@@ -14,23 +14,9 @@ struct ClassifiedFileOutput: Codable, Sendable {
     /// The date taken as the file states it (ISO 8601, with the UTC offset when the file has one).
     var taken: String?
     /// Where the photo was taken (degrees; altitude in metres above sea level).
-    var gps: GPS?
-    var camera: Camera?
+    var gps: GPSOutput?
+    var camera: CameraOutput?
     var error: FailureOutput?
-
-    /// A GPS position.
-    struct GPS: Codable, Sendable {
-        var latitude: Double
-        var longitude: Double
-        var altitude: Double?
-    }
-
-    /// The camera and lens that took the photo.
-    struct Camera: Codable, Sendable {
-        var make: String?
-        var model: String?
-        var lens: String?
-    }
 
     /// A label the classifier saw, with its confidence to 6 decimals.
     struct Observation: Codable, Sendable {
@@ -55,8 +41,8 @@ struct ClassifiedFileOutput: Codable, Sendable {
             }
             let metadata = result.metadata
             taken = metadata.dateTaken?.iso8601
-            gps = metadata.location.map { GPS(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
-            camera = metadata.camera.map { Camera(make: $0.make, model: $0.model, lens: $0.lensModel) }
+            gps = metadata.location.map { GPSOutput(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
+            camera = metadata.camera.map { CameraOutput(make: $0.make, model: $0.model, lens: $0.lensModel) }
         case .failure(let failure):
             error = FailureOutput(stage: failure.stage.rawValue, reason: failure.reason)
         }

@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 import Testing
 
@@ -18,21 +19,21 @@ struct DateTakenTests {
 
     @Test func calendarArithmeticRoundTripsOverTwoCenturies() {
         // 1900 (not leap), 2000 (leap), 2100 (not leap) and every day between.
-        let first = DateTaken.daysSince1970(year: 1899, month: 12, day: 31)
-        let last = DateTaken.daysSince1970(year: 2101, month: 3, day: 1)
+        let first = CivilCalendar.daysSince1970(year: 1899, month: 12, day: 31)
+        let last = CivilCalendar.daysSince1970(year: 2101, month: 3, day: 1)
         var expected = (year: 1899, month: 12, day: 31)
         for day in first...last {
-            let date = DateTaken.civilDate(fromDaysSince1970: day)
+            let date = CivilCalendar.civilDate(fromDaysSince1970: day)
             #expect(date.year == expected.year && date.month == expected.month && date.day == expected.day, "day \(day)")
             expected.day += 1
-            if expected.day > DateTaken.daysIn(month: expected.month, year: expected.year) {
+            if expected.day > CivilCalendar.daysIn(month: expected.month, year: expected.year) {
                 expected.day = 1
                 expected.month += 1
                 if expected.month > 12 { (expected.month, expected.year) = (1, expected.year + 1) }
             }
         }
-        #expect(DateTaken.daysSince1970(year: 1970, month: 1, day: 1) == 0)
-        #expect(DateTaken.daysSince1970(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(CivilCalendar.daysSince1970(year: 1970, month: 1, day: 1) == 0)
+        #expect(CivilCalendar.daysSince1970(year: 2000, month: 3, day: 1) == 11_017)
     }
 
     @Test func invalidPartsAreRefused() {

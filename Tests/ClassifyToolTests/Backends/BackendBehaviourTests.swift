@@ -78,6 +78,39 @@ struct BackendBehaviourTests {
         #expect(try answers.searchPaths(["faces:1"]) == [astronaut])
     }
 
+    /// Photos that state their date taken, position and camera (EXIF in JPEG, PNG, WebP and TIFF; an
+    /// XMP sidecar) and one that states nothing: the date, camera, lens and position terms answer
+    /// the same on both backends, and a run over an index whose metadata was never read (as one
+    /// written before it was stored) fills it in without classifying again.
+    @Test func datesCamerasAndPositionsAnswerTheSame() throws {
+        let folder = ScenarioFolder(fixture: try Fixture.empty("backends-metadata"))
+        defer { folder.remove() }
+        let fixtures = Tool.packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/metadata")
+        let files = ["jpeg-full.jpg", "png-exif.png", "webp-exif.webp", "tiff-digitized.tif", "sidecar.jpg", "sidecar.jpg.xmp"]
+        for (hour, name) in files.enumerated() {
+            try folder.write("trips/\(name)", try Data(contentsOf: fixtures.appending(path: name)), modified: ScenarioFolder.time(12 + hour))
+        }
+        // Noon UTC: 1 January 2024 in every time zone within 11 hours of UTC.
+        try folder.write("home/cat.jpg", try ScenarioFolder.photo("cat-chelsea.jpg", comment: "cat"), modified: ScenarioFolder.time(12))
+        let pair = try BackendPair(folder)
+        let counts = try pair.index(["--no-faces"], "a first run")
+        #expect(counts["new"] == 6 && counts["failed"] == 0, "\(counts)")
+        let answers = try pair.expectSameAnswers("dates, cameras and positions")
+        func found(_ query: [String]) throws -> Set<String> { Set(try answers.searchPaths(query)) }
+        func trips(_ names: String...) -> Set<String> { Set(names.map { folder.path("trips/\($0)") }) }
+        #expect(try found(["taken:2023"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["after:2020", "before:2022"]) == trips("png-exif.png", "webp-exif.webp"))
+        #expect(try found(["taken:2016..2019-12"]) == trips("sidecar.jpg", "tiff-digitized.tif"))
+        // The cat states no date: its file time stands in.
+        #expect(try found(["taken:>=2024-01-01"]) == [folder.path("home/cat.jpg")])
+        #expect(try found(["modified:2024-01-01"]).count == 6)
+        #expect(try found(["camera:iphone"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["camera:\"canon eos\""]) == trips("tiff-digitized.tif"))
+        #expect(try found(["lens:wide"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["near:48.85,2.35,10km"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["near:35,136,200km"]) == trips("sidecar.jpg"))
+    }
+
     /// Step 1: five photos and a file cut off after 3,000 bytes.
     private func firstRun(_ pair: BackendPair) throws {
         let counts = try pair.index([], "first run")

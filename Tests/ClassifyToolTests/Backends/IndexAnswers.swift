@@ -19,6 +19,8 @@ struct IndexAnswers {
         ["--failed"], ["--untagged"], ["--facets", "8"], ["rocket", "--facets", "5"], ["--sort", "path"],
         ["--sort", "date", "--limit", "2", "--page", "2"], ["--filter", "none", "--facets", "12"], ["--filter", "high-precision"],
         ["--under", "archive"], ["face"], ["faces:1"],
+        ["taken:2023"], ["after:2020", "before:2022"], ["taken:2016..2019-12"], ["taken:>=2024-01-01"], ["modified:2024-01-01"],
+        ["camera:iphone"], ["camera:\"canon eos\""], ["lens:wide"], ["near:48.85,2.35,10km"], ["near:35,136,200km"],
     ]
 
     /// Reads `database` with every command, for the photo folder whose files (absolute paths) are

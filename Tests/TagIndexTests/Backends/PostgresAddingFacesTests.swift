@@ -27,7 +27,7 @@ struct PostgresAddingFacesTests {
         let worker = run.makeWorker()
         _ = try await worker.write([Self.entry("a.jpg", [("dog", 0.9)]), Self.entry("b.jpg", [("groom", 0.4)])], completing: [])
         let page = try await worker.imagesWithoutFaces(after: nil, limit: 10)
-        #expect(page == [ImageWithoutFaces(path: "lib:/a.jpg", contentHash: "hash-a.jpg"), ImageWithoutFaces(path: "lib:/b.jpg", contentHash: "hash-b.jpg")])
+        #expect(page == [StoredImageFile(path: "lib:/a.jpg", contentHash: "hash-a.jpg"), StoredImageFile(path: "lib:/b.jpg", contentHash: "hash-b.jpg")])
         #expect(try await worker.imagesWithoutFaces(after: "lib:/a.jpg", limit: 10).map(\.path) == ["lib:/b.jpg"])
         let added = try await worker.addFaces([
             FacesFound(path: "lib:/a.jpg", contentHash: "hash-a.jpg", faces: []),

@@ -69,7 +69,7 @@ struct PostgresBackendTests {
         #expect(try await PostgresSchema.appliedMigrations(session) == Set(PostgresSchema.migrationIdentifiers))
         let tables = try await session.all(
             "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1") { try $0.decode(String.self) }
-        #expect(tables == ["changed_blocks", "corrections", "curves", "image_faces", "image_labels", "image_prints", "images", "index_queue",
+        #expect(tables == ["changed_blocks", "corrections", "curves", "image_faces", "image_labels", "image_metadata", "image_prints", "images", "index_queue",
                            "label_parents", "label_posting_groups", "labels", "meta", "model_labels", "models", "observations", "print_sketches",
                            "tagindex_migrations"])
 

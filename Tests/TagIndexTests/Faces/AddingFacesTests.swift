@@ -27,8 +27,8 @@ struct AddingFacesTests {
         let directory = try TemporaryDirectory()
         let index = try Self.makeIndex(directory)
         #expect(try index.imagesWithoutFaces(limit: 10) == [
-            ImageWithoutFaces(path: "/f/a.jpg", contentHash: Self.hash("a.jpg")),
-            ImageWithoutFaces(path: "/f/b.jpg", contentHash: Self.hash("b.jpg")),
+            StoredImageFile(path: "/f/a.jpg", contentHash: Self.hash("a.jpg")),
+            StoredImageFile(path: "/f/b.jpg", contentHash: Self.hash("b.jpg")),
         ])
         #expect(try index.imagesWithoutFaces(limit: 1).map(\.path) == ["/f/a.jpg"])
         #expect(try index.imagesWithoutFaces(after: "/f/a.jpg", limit: 1).map(\.path) == ["/f/b.jpg"])

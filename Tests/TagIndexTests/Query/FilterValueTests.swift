@@ -38,7 +38,7 @@ struct FilterValueTests {
 
     @Test func theQueryLanguageAndTheOptionsAgree() throws {
         let query = try Query(parsing: "after:2024-07-01 minsize:2M")
-        #expect(query.filters.modifiedAfter == FilterValue.date("2024-07-01"))
+        #expect(query.filters.taken == LocalTimeRange(lower: "2024-07-01", upper: nil))
         #expect(query.filters.minimumBytes == FilterValue.bytes("2MB"))
     }
 }

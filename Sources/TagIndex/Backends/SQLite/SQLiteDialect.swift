@@ -63,6 +63,7 @@ extension SQLBinder {
             switch value {
             case .integer(let integer): integer
             case .text(let text): text
+            case .real(let real): real
             case .integers(let integers): SQLiteDialect.json(integers)
             }
         })

@@ -129,13 +129,22 @@ final class SQLiteWriterRun: IndexWriterRun {
         return inserted
     }
 
-    func imagesWithoutFaces(after path: String?, limit: Int) throws -> [ImageWithoutFaces] {
+    func imagesWithoutFaces(after path: String?, limit: Int) throws -> [StoredImageFile] {
         try commit(force: true)
         return try index.imagesWithoutFaces(after: path, limit: limit)
     }
 
     func addFaces(_ found: [FacesFound]) throws -> Int {
         try index.addFaces(found)
+    }
+
+    func imagesWithoutMetadata(after path: String?, limit: Int) throws -> [StoredImageFile] {
+        try commit(force: true)
+        return try index.imagesWithoutMetadata(after: path, limit: limit)
+    }
+
+    func addMetadata(_ found: [MetadataFound]) throws -> Int {
+        try index.addMetadata(found)
     }
 
     /// Commits the pending entries when the batch is full or old enough (or `force`).
@@ -169,9 +178,13 @@ final class SQLiteWriterWorker: IndexWriterWorker {
     func write(_ entries: [IndexEntry], completing claims: [ClaimedFile]) async throws -> [Bool] {
         try run.write(entries, completing: claims)
     }
-    func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [ImageWithoutFaces] {
+    func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [StoredImageFile] {
         try run.imagesWithoutFaces(after: path, limit: limit)
     }
     func addFaces(_ found: [FacesFound]) async throws -> Int { try run.addFaces(found) }
+    func imagesWithoutMetadata(after path: String?, limit: Int) async throws -> [StoredImageFile] {
+        try run.imagesWithoutMetadata(after: path, limit: limit)
+    }
+    func addMetadata(_ found: [MetadataFound]) async throws -> Int { try run.addMetadata(found) }
     func close() async {}
 }

@@ -59,6 +59,8 @@ package protocol SQLDialect: Sendable {
 package enum SQLValue: Sendable, Hashable {
     case integer(Int64)
     case text(String)
+    /// A floating-point number (positions).
+    case real(Double)
     /// An array of integers (PostgreSQL `bigint[]`; SQLite's dialect binds lists as JSON text).
     case integers([Int64])
 }
@@ -92,4 +94,7 @@ package final class SQLBinder {
 
     /// Shorthand for text.
     package func bind(_ value: String) -> String { bind(.text(value)) }
+
+    /// Shorthand for a floating-point number.
+    package func bind(_ value: Double) -> String { bind(.real(value)) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 /// The query's file filters and status as conditions on `images AS i`, written once for every
 /// database (the ``SQLDialect`` spells byte order, case-insensitive LIKE and the calibrated
 /// `untagged` test).
@@ -47,6 +48,7 @@ package struct SearchFilters {
                 "EXISTS (SELECT 1 FROM image_faces AS f WHERE f.image_id = i.id AND f.face_count BETWEEN "
                     + "\(binder.bind(faces.lowerBound)) AND \(binder.bind(faces.upperBound)))")
         }
+        conditions += metadataConditions(filters, binder)
         switch filters.status {
         case .indexed:
             conditions.append("i.error_stage IS NULL")
@@ -61,5 +63,64 @@ package struct SearchFilters {
             }
         }
         return conditions
+    }
+
+    /// Date taken, camera, lens and position: conditions on the image's `image_metadata` row.
+    private func metadataConditions(_ filters: ImageFilters, _ binder: SQLBinder) -> [String] {
+        let dialect = binder.dialect
+        var conditions: [String] = []
+        func metadata(_ condition: String) -> String {
+            "EXISTS (SELECT 1 FROM image_metadata AS m WHERE m.image_id = i.id AND \(condition))"
+        }
+        if let taken = filters.taken {
+            var stated: [String] = [], fileTime: [String] = []
+            if let lower = taken.lower {
+                stated.append("m.taken_local >= \(binder.bind(lower))")
+                let instant = LocalTimeRange.instant(lower, in: .current) ?? .distantPast
+                fileTime.append("i.mtime >= \(binder.bind(Timestamps.microseconds(instant)))")
+            }
+            if let upper = taken.upper {
+                stated.append("m.taken_local < \(binder.bind(upper))")
+                let instant = LocalTimeRange.instant(upper, in: .current) ?? .distantFuture
+                fileTime.append("i.mtime < \(binder.bind(Timestamps.microseconds(instant)))")
+            }
+            if !stated.isEmpty {
+                // Photos with no date stored (indexed before dates were read, or a file time
+                // beyond the calendar) are matched by their file time.
+                conditions.append(
+                    "(" + metadata(stated.joined(separator: " AND ")) + " OR (NOT " + metadata("m.taken_local IS NOT NULL")
+                        + " AND " + fileTime.joined(separator: " AND ") + "))")
+            }
+        }
+        if let camera = filters.camera {
+            conditions.append(metadata(dialect.likeIgnoringCase(
+                "(COALESCE(m.camera_make, '') || ' ' || COALESCE(m.camera_model, ''))", pattern: Self.containing(camera), binder)))
+        }
+        if let lens = filters.lens {
+            conditions.append(metadata(dialect.likeIgnoringCase("m.lens", pattern: Self.containing(lens), binder)))
+        }
+        if let near = filters.near {
+            // Degrees of latitude are 111.195 km everywhere; degrees of longitude shrink with the
+            // cosine of the latitude. The flat-earth distance is within 1% of the great circle up
+            // to a few hundred kilometres (a search across the antimeridian is not joined up).
+            let kilometresPerDegree = 111.195
+            let latitudeSpan = near.radiusKilometres / kilometresPerDegree
+            let scale = max(cos(near.latitude * .pi / 180), 1e-6)
+            let longitudeSpan = min(360, latitudeSpan / scale)
+            let dy = "(m.latitude - \(binder.bind(near.latitude)))"
+            let dx = "((m.longitude - \(binder.bind(near.longitude))) * \(binder.bind(scale)))"
+            conditions.append(metadata("""
+                m.latitude BETWEEN \(binder.bind(near.latitude - latitudeSpan)) AND \(binder.bind(near.latitude + latitudeSpan)) \
+                AND m.longitude BETWEEN \(binder.bind(near.longitude - longitudeSpan)) AND \(binder.bind(near.longitude + longitudeSpan)) \
+                AND \(dy) * \(dy) + \(dx) * \(dx) <= \(binder.bind(latitudeSpan * latitudeSpan))
+                """))
+        }
+        return conditions
+    }
+
+    /// A LIKE pattern for text containing `text` (its `%`, `_` and `\\` taken literally).
+    private static func containing(_ text: String) -> String {
+        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
     }
 }

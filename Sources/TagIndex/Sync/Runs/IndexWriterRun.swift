@@ -93,13 +93,24 @@ public protocol IndexWriterWorker: AnyObject {
     /// order after `path` (as the index stores paths; nil: from the start), at most `limit`.
     ///
     /// Usage: `let page = try await worker.imagesWithoutFaces(after: last?.path, limit: 256)`
-    func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [ImageWithoutFaces]
+    func imagesWithoutFaces(after path: String?, limit: Int) async throws -> [StoredImageFile]
     /// Adds faces to images indexed without them (as ``SQLiteIndex/addFaces(_:)``, paths as the
     /// index stores them); returns how many images got faces.
     ///
     /// Usage: `let added = try await worker.addFaces(found)`
     @discardableResult
     func addFaces(_ found: [FacesFound]) async throws -> Int
+    /// Classified images under the run's roots whose metadata was never read, in path order after
+    /// `path` (as the index stores paths; nil: from the start), at most `limit`.
+    ///
+    /// Usage: `let page = try await worker.imagesWithoutMetadata(after: last?.path, limit: 256)`
+    func imagesWithoutMetadata(after path: String?, limit: Int) async throws -> [StoredImageFile]
+    /// Stores metadata for images indexed without it (as ``SQLiteIndex/addMetadata(_:)``, paths as
+    /// the index stores them); returns how many images got it.
+    ///
+    /// Usage: `let added = try await worker.addMetadata(found)`
+    @discardableResult
+    func addMetadata(_ found: [MetadataFound]) async throws -> Int
     /// Gives back the worker's connection.
     ///
     /// Usage: `await worker.close()`

@@ -1,0 +1,91 @@
+import Classify
+import Foundation
+import TagIndex
+
+/// Adds to indexed images what an earlier run did not store (faces, metadata) without classifying
+/// them again: each file is read, checked against its stored content hash (a file changed since
+/// is left to the next run) and given to `find`; what it finds is written a page at a time.
+///
+/// Usage:
+/// ```swift
+/// let added = try await Backfill.faces(detector: detector, decoder: classifier.decoder, jobs: 2).run(
+///     page: { after in try index.imagesWithoutFaces(after: after, limit: 64) },
+///     localPath: { $0 }, write: { try index.addFaces($0) })
+/// ```
+struct Backfill<Found: Sendable>: Sendable {
+    /// What one stored image holds, from its bytes; nil when they do not decode.
+    let find: @Sendable (StoredImageFile, _ bytes: [UInt8], _ localPath: String) -> Found?
+    let decoder: ImageDecoder
+    let jobs: Int
+    /// Images read per page (and written per transaction).
+    var pageSize = 64
+
+    /// Pages through the images (`page(after)`: the next ones in path order after the given
+    /// stored path), reads them on `jobs` tasks and writes each page; returns how many images
+    /// `write` says it changed. `localPath` maps a stored path to the file to read (nil: not under
+    /// this run's folders, skipped). Stops early when the surrounding task is cancelled.
+    func run(
+        page: (String?) async throws -> [StoredImageFile], localPath: @escaping @Sendable (String) -> String?,
+        write: ([Found]) async throws -> Int
+    ) async throws -> Int {
+        var after: String?
+        var added = 0
+        while !Task.isCancelled {
+            let images = try await page(after)
+            guard let last = images.last else { break }
+            after = last.path
+            let found = await withTaskGroup(of: [Found].self) { group in
+                let lanes = max(1, min(jobs, images.count))
+                for lane in 0..<lanes {
+                    group.addTask {
+                        stride(from: lane, to: images.count, by: lanes).compactMap { index -> Found? in
+                            guard !Task.isCancelled, let path = localPath(images[index].path) else { return nil }
+                            return read(images[index], at: path)
+                        }
+                    }
+                }
+                var all: [Found] = []
+                for await part in group { all += part }
+                return all
+            }
+            added += try await write(found)
+        }
+        return added
+    }
+
+    /// What `find` makes of one stored image, nil when its file cannot be read or has changed.
+    private func read(_ image: StoredImageFile, at localPath: String) -> Found? {
+        guard let bytes = try? decoder.readFile(at: URL(fileURLWithPath: localPath)), ContentHash.hex(of: bytes) == image.contentHash
+        else { return nil }
+        return find(image, bytes, localPath)
+    }
+}
+
+extension Backfill where Found == FacesFound {
+    /// Finds the faces of images indexed without them (before faces were on by default, or with
+    /// `--no-faces`).
+    ///
+    /// Usage: `Backfill.faces(detector: detector, decoder: classifier.decoder, jobs: 2)`
+    static func faces(detector: FaceDetector, decoder: ImageDecoder, jobs: Int) -> Backfill {
+        Backfill(find: { image, bytes, _ in
+            guard let result = try? detector.detect(data: bytes) else { return nil }
+            return FacesFound(path: image.path, contentHash: image.contentHash, faces: result.faces.map { face in
+                let box = face.pixelBoundingBox
+                return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence))
+            })
+        }, decoder: decoder, jobs: jobs)
+    }
+}
+
+extension Backfill where Found == MetadataFound {
+    /// Reads the date taken, position and camera of images indexed before the index stored them.
+    /// The decode is the smallest the format allows (its metadata is the same at any size).
+    ///
+    /// Usage: `Backfill.metadata(reader: .shared, decoder: classifier.decoder, jobs: 2)`
+    static func metadata(reader: PhotoMetadataReader, decoder: ImageDecoder, jobs: Int) -> Backfill {
+        Backfill(find: { image, bytes, localPath in
+            guard let decoded = try? decoder.decode(bytes, minimumShortSide: 1) else { return nil }
+            return MetadataFound(path: image.path, contentHash: image.contentHash, metadata: reader.indexed(decoded.metadata, path: localPath))
+        }, decoder: decoder, jobs: jobs)
+    }
+}
