@@ -1,8 +1,10 @@
 import ArgumentParser
 import Classify
+import ClassifyIndexing
 import ClassifySupport
 #if canImport(Glibc)
 import Glibc
+import TagIndex
 #endif
 
 /// The `classify-tool` command: classify photos, keep a label index of folders, search it.
@@ -53,6 +55,8 @@ struct ClassifyTool: AsyncParsableCommand {
     static func main() async {
         // Per-image buffers are reused instead of page-faulted in again for every file.
         AllocatorTuning.keepFreedMemory()
+        // place: and country: name towns, states and countries from the places file.
+        PlaceNames.install(PlaceNameDirectory())
         // The crash-safety tests name a moment of the run at which the process kills itself.
         if let problem = CrashPoints.armFromEnvironment() {
             Terminal.error(problem)

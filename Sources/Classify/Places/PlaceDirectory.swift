@@ -239,7 +239,7 @@ public final class PlaceDirectory: Sendable {
         }
     }
 
-    private static func country(at index: Int, in file: PlacesFile) -> Country {
+    static func country(at index: Int, in file: PlacesFile) -> Country {
         file.data.withUnsafeBytes { bytes in
             let row = file.offset(.countries) + index * 8
             let code = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[row..<row + 2]), as: UTF8.self)
@@ -262,6 +262,27 @@ extension PlaceDirectory {
             return nil
         }
         return row.map(place(at:))
+    }
+
+    /// The first-level divisions called `name` (the file names US states only), ignoring case
+    /// and accents, as (country code, admin1 code, name).
+    ///
+    /// Usage: `places.regions(named: "california").first?.admin1Code  // "CA"`
+    public func regions(named name: String) -> [(countryCode: String, admin1Code: String, name: String)] {
+        let key = PlaceNameKey.key(name)
+        guard !key.isEmpty else { return [] }
+        let file = self.file
+        return file.data.withUnsafeBytes { bytes in
+            (0..<file.admin1Count).compactMap { row in
+                let start = file.offset(.admin1) + row * 12
+                let regionName = file.string(at: Int(bytes.littleEndianUInt32(start + 8)), in: bytes)
+                guard !regionName.isEmpty, PlaceNameKey.key(regionName) == key else { return nil }
+                let countryRow = Int(bytes.littleEndianUInt16(start))
+                guard countryRow < file.countryCount else { return nil }
+                let code = file.string(at: Int(bytes.littleEndianUInt32(start + 4)), in: bytes)
+                return (Self.country(at: countryRow, in: file).code, code, regionName)
+            }
+        }
     }
 
     /// The population of row `index`, without building a ``Place`` (for tests and tools).

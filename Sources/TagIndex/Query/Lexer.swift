@@ -16,7 +16,7 @@ package struct Token: Equatable {
 package struct Lexer {
     static let filterKeys: Set<String> = [
         "under", "type", "ext", "after", "before", "minwidth", "minheight", "minsize", "maxsize", "min", "is",
-        "filter", "precision", "recall", "faces", "taken", "modified", "camera", "lens", "near",
+        "filter", "precision", "recall", "faces", "taken", "modified", "camera", "lens", "near", "place", "country",
     ]
 
     private let characters: [Character]

@@ -23,7 +23,12 @@ package struct Parser {
     private var tokens: [Token] = []
     private var index = 0
 
-    init(_ text: String) { self.text = text }
+    private let places: (any PlaceNameResolver)?
+
+    init(_ text: String, places: (any PlaceNameResolver)? = nil) {
+        self.text = text
+        self.places = places
+    }
 
     private enum Item {
         case expression(QueryExpression)
@@ -210,6 +215,24 @@ package struct Parser {
             let text = value.trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty else { throw error("expected a camera or lens name after '\(key):'", at: offset) }
             if key == "camera" { query.filters.camera = text } else { query.filters.lens = text }
+        case "place":
+            let name = value.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { throw error("expected a place name after 'place:'", at: offset) }
+            guard let places else {
+                throw error("place names need the places file (Models/places/places.bin); search by position with near:LAT,LON", at: offset)
+            }
+            let matches = places.matches(forPlaceNamed: name)
+            guard !matches.isEmpty else { throw error("no town, US state or country is called '\(name)'", at: offset) }
+            query.filters.places.append(matches)
+        case "country":
+            let name = value.trimmingCharacters(in: .whitespaces)
+            if let code = places?.countryCode(named: name) {
+                query.filters.places.append([.country(code)])
+            } else if places == nil, name.count == 2, name.allSatisfy({ $0.isASCII && $0.isLetter }) {
+                query.filters.places.append([.country(name.uppercased())])
+            } else {
+                throw error("expected a country name or code like 'country:italy' or 'country:it' after 'country:'", at: offset)
+            }
         case "near":
             guard let area = NearbyArea(parsing: value) else {
                 throw error("expected a position like 48.85,2.35 or 48.85,2.35,10km after 'near:'", at: offset)

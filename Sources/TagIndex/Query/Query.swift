@@ -39,6 +39,8 @@ public struct ImageFilters: Sendable, Hashable {
     public var lens: String?
     /// Taken within this circle (`near:48.85,2.35,10km`); photos without a position never match.
     public var near: NearbyArea?
+    /// Taken at one of each entry's places (`place:paris`, `country:it`): every entry must hold.
+    public var places: [[PlaceMatch]] = []
     /// Minimum width in pixels (`minwidth:1024`).
     public var minimumWidth: Int?
     /// Minimum height in pixels (`minheight:768`).
@@ -72,7 +74,7 @@ public struct ImageFilters: Sendable, Hashable {
     package var needsImageRow: Bool {
         !folders.isEmpty || !fileTypes.isEmpty || modifiedAfter != nil || modifiedBefore != nil
             || minimumWidth != nil || minimumHeight != nil || minimumBytes != nil || maximumBytes != nil
-            || status != .indexed || faceCount != nil || taken != nil || camera != nil || lens != nil || near != nil
+            || status != .indexed || faceCount != nil || taken != nil || camera != nil || lens != nil || near != nil || !places.isEmpty
     }
 }
 
@@ -149,11 +151,14 @@ public struct Query: Sendable, Hashable {
     /// `filter:high-precision`, `filter:high-recall`, `precision:0.9`, `recall:0.8`.
     /// An empty string matches every image.
     ///
+    /// Place names (`place:`, `country:` with a name) go through `places`, the installed
+    /// ``PlaceNames`` resolver unless given.
+    ///
     /// ```swift
     /// let query = try Query(parsing: "dog:0.6 -cat under:/photos")
     /// ```
-    public init(parsing text: String) throws(QuerySyntaxError) {
-        var parser = Parser(text)
+    public init(parsing text: String, places: (any PlaceNameResolver)? = PlaceNames.current) throws(QuerySyntaxError) {
+        var parser = Parser(text, places: places)
         self = try parser.parse()
     }
 }

@@ -109,6 +109,11 @@ struct BackendBehaviourTests {
         #expect(try found(["lens:wide"]) == trips("jpeg-full.jpg"))
         #expect(try found(["near:48.85,2.35,10km"]) == trips("jpeg-full.jpg"))
         #expect(try found(["near:35,136,200km"]) == trips("sidecar.jpg"))
+        // The Eiffel Tower's nearest place is a district of Paris; Paris still finds it.
+        #expect(try found(["place:paris"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["place:new-york"]) == trips("tiff-digitized.tif"))
+        #expect(try found(["country:japan"]) == trips("png-exif.png", "sidecar.jpg"))
+        #expect(try found(["country:fr"]) == trips("jpeg-full.jpg"))
     }
 
     /// Step 1: five photos and a file cut off after 3,000 bytes.

@@ -61,3 +61,32 @@ import Testing
         }
     }
 }
+
+/// `place:` and `country:` in the parser, with and without a resolver.
+@Suite struct PlaceTermTests {
+    struct Names: PlaceNameResolver {
+        func matches(forPlaceNamed name: String) -> [PlaceMatch] {
+            name.lowercased() == "paris" ? [.places([2_988_507]), .area(NearbyArea(latitude: 48.85, longitude: 2.35, radiusKilometres: 15))] : []
+        }
+        func countryCode(named name: String) -> String? { ["italy": "IT", "it": "IT"][name.lowercased()] }
+    }
+
+    @Test func namesResolveThroughTheResolver() throws {
+        let query = try Query(parsing: "dog place:Paris country:italy", places: Names())
+        #expect(query.filters.places == [
+            [.places([2_988_507]), .area(NearbyArea(latitude: 48.85, longitude: 2.35, radiusKilometres: 15))], [.country("IT")],
+        ])
+        #expect(throws: QuerySyntaxError.self) { _ = try Query(parsing: "place:atlantis", places: Names()) }
+        #expect(throws: QuerySyntaxError.self) { _ = try Query(parsing: "country:narnia", places: Names()) }
+    }
+
+    @Test func withoutThePlacesFileCountryCodesStillWork() throws {
+        #expect(try Query(parsing: "country:fr", places: nil).filters.places == [[.country("FR")]])
+        do {
+            _ = try Query(parsing: "place:paris", places: nil)
+            Issue.record("place: parsed without a resolver")
+        } catch {
+            #expect(error.message.contains("places file"))
+        }
+    }
+}

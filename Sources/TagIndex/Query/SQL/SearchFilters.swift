@@ -99,23 +99,42 @@ package struct SearchFilters {
         if let lens = filters.lens {
             conditions.append(metadata(dialect.likeIgnoringCase("m.lens", pattern: Self.containing(lens), binder)))
         }
-        if let near = filters.near {
-            // Degrees of latitude are 111.195 km everywhere; degrees of longitude shrink with the
-            // cosine of the latitude. The flat-earth distance is within 1% of the great circle up
-            // to a few hundred kilometres (a search across the antimeridian is not joined up).
-            let kilometresPerDegree = 111.195
-            let latitudeSpan = near.radiusKilometres / kilometresPerDegree
-            let scale = max(cos(near.latitude * .pi / 180), 1e-6)
-            let longitudeSpan = min(360, latitudeSpan / scale)
-            let dy = "(m.latitude - \(binder.bind(near.latitude)))"
-            let dx = "((m.longitude - \(binder.bind(near.longitude))) * \(binder.bind(scale)))"
-            conditions.append(metadata("""
-                m.latitude BETWEEN \(binder.bind(near.latitude - latitudeSpan)) AND \(binder.bind(near.latitude + latitudeSpan)) \
-                AND m.longitude BETWEEN \(binder.bind(near.longitude - longitudeSpan)) AND \(binder.bind(near.longitude + longitudeSpan)) \
-                AND \(dy) * \(dy) + \(dx) * \(dx) <= \(binder.bind(latitudeSpan * latitudeSpan))
-                """))
+        if let near = filters.near { conditions.append(metadata(Self.within(near, binder))) }
+        for matches in filters.places {
+            var alternatives: [String] = []
+            let ids = matches.flatMap { match -> [Int] in if case .places(let ids) = match { ids } else { [] } }
+            if !ids.isEmpty { alternatives.append("m.place_id IN (" + ids.map { binder.bind($0) }.joined(separator: ", ") + ")") }
+            for match in matches {
+                switch match {
+                case .places: continue
+                case .area(let area): alternatives.append("(" + Self.within(area, binder) + ")")
+                case .region(let country, let admin1):
+                    alternatives.append("(m.country_code = \(binder.bind(country)) AND m.admin1_code = \(binder.bind(admin1)))")
+                case .country(let country):
+                    alternatives.append("m.country_code = \(binder.bind(country))")
+                }
+            }
+            conditions.append(metadata("(" + alternatives.joined(separator: " OR ") + ")"))
         }
         return conditions
+    }
+
+    /// Whether `m`'s position is inside `area`. Degrees of latitude are 111.195 km everywhere;
+    /// degrees of longitude shrink with the cosine of the latitude. The flat-earth distance is
+    /// within 1% of the great circle up to a few hundred kilometres (a circle across the
+    /// antimeridian is not joined up).
+    private static func within(_ area: NearbyArea, _ binder: SQLBinder) -> String {
+        let kilometresPerDegree = 111.195
+        let latitudeSpan = area.radiusKilometres / kilometresPerDegree
+        let scale = max(cos(area.latitude * .pi / 180), 1e-6)
+        let longitudeSpan = min(360, latitudeSpan / scale)
+        let dy = "(m.latitude - \(binder.bind(area.latitude)))"
+        let dx = "((m.longitude - \(binder.bind(area.longitude))) * \(binder.bind(scale)))"
+        return """
+            m.latitude BETWEEN \(binder.bind(area.latitude - latitudeSpan)) AND \(binder.bind(area.latitude + latitudeSpan)) \
+            AND m.longitude BETWEEN \(binder.bind(area.longitude - longitudeSpan)) AND \(binder.bind(area.longitude + longitudeSpan)) \
+            AND \(dy) * \(dy) + \(dx) * \(dx) <= \(binder.bind(latitudeSpan * latitudeSpan))
+            """
     }
 
     /// A LIKE pattern for text containing `text` (its `%`, `_` and `\\` taken literally).
