@@ -116,13 +116,13 @@ public struct LibraryIndexer: Sendable {
 
     /// Runs one index pass over `options.roots` with `classifier` and, when given, `faceDetector`
     /// (nil: faces are not looked for, and the faces stored by earlier runs stay). Each file's
-    /// date taken, position, camera and place go through `metadata`. `progress` is called as
-    /// files are written.
+    /// date taken, position, camera and place go through `metadata` (nil: not read, and what
+    /// earlier runs stored stays). `progress` is called as files are written.
     ///
     /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: detector) { print($0.done) }`
     public func run(
         _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil,
-        metadata: PhotoMetadataReader = .shared, progress: @escaping @Sendable (Progress) -> Void = { _ in }
+        metadata: PhotoMetadataReader? = .shared, progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Report {
         let clock = ContinuousClock()
         let start = clock.now
@@ -186,7 +186,7 @@ public struct LibraryIndexer: Sendable {
             throw error
         }
         var report = tally.withLock { $0.report }
-        if !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
+        if let metadata, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
             // Images indexed before the index stored dates, positions and cameras get them now.
             report.metadataAdded = try await fill(
                 Backfill.metadata(reader: metadata, decoder: classifier.decoder, jobs: jobs), run, roots: options.roots,
@@ -244,7 +244,7 @@ extension LibraryIndexer {
 private struct Pass: Sendable {
     let classifier: ImageClassifier
     let faceDetector: FaceDetector?
-    let metadataReader: PhotoMetadataReader
+    let metadataReader: PhotoMetadataReader?
     let vocabulary: IndexVocabulary
     let options: LibraryIndexer.Options
     let claimSize: Int
@@ -409,7 +409,7 @@ private struct Pass: Sendable {
     private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
             let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
-            let metadata = metadataReader.indexed(result.metadata, path: facts.path)
+            let metadata = metadataReader?.indexed(result.metadata, path: facts.path)
             return vocabulary.entry(for: result, faces: faces, metadata: metadata, file: facts, contentHash: hash)
         } catch {
             return vocabulary.entry(for: error, file: facts, contentHash: hash)

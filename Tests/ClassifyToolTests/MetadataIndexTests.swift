@@ -74,4 +74,19 @@ import Testing
         let third = try Tool.run(["index", folder.photos.path, "--db", db, "--no-faces"])
         #expect(!third.stdout.contains("dates, places and cameras added"), "\(third)")
     }
+
+    @Test func noMetadataLeavesThemOutUntilARunWithout() throws {
+        let folder = try Fixture.empty("no-metadata")
+        defer { folder.remove() }
+        try FileManager.default.copyItem(at: Self.fixtures.appending(path: "jpeg-full.jpg"), to: folder.photos.appending(path: "paris.jpg"))
+        let db = folder.root.appending(path: "index.sqlite").path
+        let paris = folder.photos.appending(path: "paris.jpg").path
+        let first = try Tool.run(["index", folder.photos.path, "--db", db, "--no-faces", "--no-metadata"])
+        #expect(first.status == 0, "\(first)")
+        #expect(try SQLiteIndex(readingFrom: URL(fileURLWithPath: db)).metadata(forPath: paris) == nil)
+        #expect(try Tool.run(["search", "camera:iphone", "--db", db]).lines.isEmpty)
+        let second = try Tool.run(["index", folder.photos.path, "--db", db, "--no-faces"])
+        #expect(second.stdout.contains("dates, places and cameras added to 1 photo indexed without them"), "\(second)")
+        #expect(try Tool.run(["search", "camera:iphone", "--db", db]).lines == [paris])
+    }
 }

@@ -31,6 +31,11 @@ struct IndexCommand: AsyncParsableCommand {
             classified again; the summary says how many ("faces added to N photos").
             --no-faces leaves faces out (the faces stored stay).
 
+            Each photo's date taken, GPS position, camera and lens, and the nearest town,
+            are stored too (search them with taken:, after:, camera:, place:, near:...);
+            photos indexed before get them on the next run without being classified
+            again. --no-metadata leaves them out (what is stored stays).
+
             Ctrl-C stops taking new files, writes what is finished, prints the summary
             so far and exits 130; the next run continues where it stopped. A second
             Ctrl-C quits at once (the index stays consistent).
@@ -72,6 +77,10 @@ struct IndexCommand: AsyncParsableCommand {
         inversion: .prefixedNo,
         help: "Detect faces too, or not (default: faces).")
     var faces: Bool?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Store dates taken, positions, cameras and places, or not (default: store them).")
+    var metadata = true
     /// Hidden: the crash-safety tests use small batches so every run commits several times.
     @Option(help: ArgumentHelp("Files written per transaction (at most; a batch also ends after a second).", visibility: .hidden))
     var batchSize = 64
@@ -144,7 +153,11 @@ struct IndexCommand: AsyncParsableCommand {
         }
         defer { counting.cancel() }
         try await finish(
-            Task { try await indexer.run(options, classifier: classifier, faceDetector: faceDetector) { display.update($0) } },
+            Task {
+                try await indexer.run(options, classifier: classifier, faceDetector: faceDetector, metadata: metadata ? .shared : nil) {
+                    display.update($0)
+                }
+            },
             interruption, display)
     }
 
@@ -197,6 +210,9 @@ struct IndexCommand: AsyncParsableCommand {
         if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
     }
 
+    /// "1 photo", "2 photos", "10,000 photos".
+    private static func photos(_ count: Int) -> String { count == 1 ? "1 photo" : "\(grouped(count)) photos" }
+
     /// `n` with a comma every three digits (10,000).
     static func grouped(_ n: Int) -> String {
         var digits = String(n.magnitude), groups: [Substring] = []
@@ -212,9 +228,9 @@ struct IndexCommand: AsyncParsableCommand {
                             verb, seconds, report.new, report.updated, summary.moved, summary.copied, summary.touched,
                             summary.unchanged, summary.removed, summary.failed))
         if report.metadataAdded > 0 {
-            Terminal.out("dates, places and cameras added to \(Self.grouped(report.metadataAdded)) photos indexed without them")
+            Terminal.out("dates, places and cameras added to \(Self.photos(report.metadataAdded)) indexed without them")
         }
-        if report.facesAdded > 0 { Terminal.out("faces added to \(Self.grouped(report.facesAdded)) photos indexed without them") }
+        if report.facesAdded > 0 { Terminal.out("faces added to \(Self.photos(report.facesAdded)) indexed without them") }
         if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"
