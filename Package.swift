@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "ClassifyGallery",
             dependencies: [
-                "Classify", "TagIndex", "ClassifySupport",
+                "Classify", "TagIndex", "ClassifyIndexing", "ClassifySupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Classify
 import ClassifySupport
+import ClassifyIndexing
 import Foundation
 import Hummingbird
 import TagIndex
@@ -37,6 +38,8 @@ struct ImageController: Sendable {
         var colors: [IndexedColor]
         /// The faces stored for the image, highest confidence first; nil when not looked for.
         var faces: [IndexedFace]?
+        /// Date taken, position, camera and place (the file time standing in for a date).
+        var metadata: MetadataFields
         var similar: SearchPage?
         /// The near-duplicate group the image belongs to (at the default threshold), if any.
         var duplicates: DuplicateGroup?
@@ -57,6 +60,9 @@ struct ImageController: Sendable {
             let labels = try await index.labels(forPath: image.path)
             let colors = try await index.dominantColors(forPath: image.path)
             let faces = try await index.faces(forPath: image.path)
+            let stored = try await index.metadata(forPath: image.path)
+            let reader = stored == nil ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared
+            let metadata = reader.fields(stored, modified: image.failureStage == nil ? image.modificationTime : nil)
             var similar: SearchPage?
             var duplicates: DuplicateGroup?
             if image.hasFeaturePrint && similarCount > 0 {
@@ -78,7 +84,7 @@ struct ImageController: Sendable {
             let shownIDs = (similar?.hits.map(\.imageID) ?? []) + (duplicates?.members.map(\.imageID) ?? [])
             let similarLabels = try await index.labels(forImageIDs: Array(Set(shownIDs)))
             return Details(
-                id: id, image: image, labels: labels, colors: colors, faces: faces, similar: similar, duplicates: duplicates,
+                id: id, image: image, labels: labels, colors: colors, faces: faces, metadata: metadata, similar: similar, duplicates: duplicates,
                 similarLabels: similarLabels,
                 format: leading.flatMap { ImageFormat(leadingBytes: $0)?.description }, fileExists: leading != nil,
                 unknownRoot: local.unknownRoot)
@@ -108,6 +114,7 @@ struct ImageController: Sendable {
         output.format = details.format
         output.colors = details.colors.map(ColorOutput.init)
         output.faces = details.faces?.map(FaceOutput.init)
+        output.setMetadata(details.metadata)
         output.thumbnail = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime)
         output.preview = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview)
         return output
@@ -140,6 +147,8 @@ struct ImageView: PageView {
     struct Fact: Sendable {
         var name: String
         var value: String
+        /// A link the value opens (outside the gallery: the page itself fetches nothing from it).
+        var link: String? = nil
     }
 
     struct Bar: Sendable {
@@ -196,6 +205,30 @@ struct ImageView: PageView {
     var duplicateNote: String
     var apiURL: String
 
+    /// Date taken, camera, place and position, each a fact; the position links to the spot on
+    /// OpenStreetMap.
+    static func takenFacts(_ metadata: MetadataFields) -> [Fact] {
+        var facts: [Fact] = []
+        if let taken = metadata.taken {
+            facts.append(.init(name: "Taken", value: metadata.takenFrom == "file" ? "\(taken) (file time: the photo states no date)" : taken))
+        }
+        if let camera = metadata.camera {
+            let make = camera.make.flatMap { make in camera.model?.lowercased().hasPrefix(make.lowercased()) == true ? nil : make }
+            let name = [make, camera.model].compactMap { $0 }.joined(separator: " ")
+            if !name.isEmpty { facts.append(.init(name: "Camera", value: name)) }
+            if let lens = camera.lens { facts.append(.init(name: "Lens", value: lens)) }
+        }
+        if let place = metadata.place {
+            facts.append(.init(name: "Place", value: [place.name, place.region, place.country ?? place.countryCode].compactMap { $0 }.joined(separator: ", ")))
+        }
+        if let gps = metadata.gps {
+            let position = String(format: "%.5f, %.5f", gps.latitude, gps.longitude) + (gps.altitude.map { String(format: " (%.0f m)", $0) } ?? "")
+            let link = String(format: "https://www.openstreetmap.org/?mlat=%.6f&mlon=%.6f#map=15/%.6f/%.6f", gps.latitude, gps.longitude, gps.latitude, gps.longitude)
+            facts.append(.init(name: "Position", value: position, link: link))
+        }
+        return facts
+    }
+
     init(_ details: ImageController.Details) {
         let image = details.image
         // Pages show names as people read them (bytes that are not UTF-8 as U+FFFD); the API
@@ -214,6 +247,7 @@ struct ImageView: PageView {
         }
         facts.append(Fact(name: "Size", value: LabelText.bytes(image.size)))
         if let format = details.format { facts.append(Fact(name: "Format", value: format)) }
+        facts += Self.takenFacts(details.metadata)
         facts.append(Fact(name: "Modified", value: Self.date(image.modificationTime)))
         facts.append(Fact(name: "Indexed", value: Self.date(image.indexedAt)))
         if let model = image.model { facts.append(Fact(name: "Model", value: model.description)) }

@@ -1,3 +1,4 @@
+import ClassifyIndexing
 import Foundation
 import Hummingbird
 import TagIndex
@@ -23,6 +24,8 @@ struct SearchController: Sendable {
     struct Outcome: Sendable {
         var page: SearchPage
         var labels: [Int64: [ImageLabel]]
+        /// Date taken, position, camera and place of each hit (the file time standing in for a date).
+        var metadata: [Int64: MetadataFields] = [:]
         var milliseconds: Double
     }
 
@@ -32,8 +35,13 @@ struct SearchController: Sendable {
             let query = try await request.query(facets: facets, index: index)
             let page = if let color = request.color { try await index.search(color: color, query: query) } else { try await index.search(query) }
             let labels = try await index.labels(forImageIDs: page.hits.map(\.imageID))
+            let stored = try await index.metadata(forImageIDs: page.hits.map(\.imageID))
+            let reader = stored.isEmpty ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared
+            let metadata = Dictionary(page.hits.map { hit in
+                (hit.imageID, reader.fields(stored[hit.imageID], modified: hit.failureStage == nil ? hit.modificationTime : nil))
+            }, uniquingKeysWith: { first, _ in first })
             let milliseconds = (ContinuousClock.now - started).milliseconds
-            return Outcome(page: page, labels: labels, milliseconds: milliseconds)
+            return Outcome(page: page, labels: labels, metadata: metadata, milliseconds: milliseconds)
         }
     }
 
@@ -55,7 +63,7 @@ struct SearchController: Sendable {
     @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> SearchOutput {
         let search = try SearchRequest(QueryParameters(request.uri.query), defaultLimit: 50)
         let outcome = try await run(search)
-        var output = SearchOutput(page: outcome.page, query: search.text, labels: outcome.labels, marksLeaves: true) { hit in
+        var output = SearchOutput(page: outcome.page, query: search.text, labels: outcome.labels, metadata: outcome.metadata, marksLeaves: true) { hit in
             ImageLinks(id: hit.imageID, thumbnail: Tile.thumbnailLink(id: hit.imageID, size: hit.size, modified: hit.modificationTime))
         }
         output.color = search.color?.hex
@@ -158,10 +166,11 @@ struct SearchView: PageView {
             Option(value: "none", label: "Every stored label", selected: search.filter == SearchRequest.Filter.none),
         ]
         if search.filter == .highRecall { filters[0].selected = true }
-        // "Best match" is automatic: by score for a query, newest first for the whole library.
+        // "Best match" is automatic: by score for a query, newest taken first for the whole library.
         sorts = [
             Option(value: "", label: "Best match", selected: search.sort == nil || search.sort == .score),
-            Option(value: "date", label: "Newest first", selected: search.sort == .date),
+            Option(value: "taken", label: "Newest taken first", selected: search.sort == .taken),
+            Option(value: "date", label: "Newest modified first", selected: search.sort == .date),
             Option(value: "path", label: "By folder", selected: search.sort == .path),
         ]
         colorHex = search.color?.hex

@@ -14,7 +14,7 @@ struct SearchRequest: Sendable {
     }
 
     enum Sort: String, CaseIterable, Sendable {
-        case score, date, path
+        case score, taken, date, path
     }
 
     /// The longest query text accepted.
@@ -47,7 +47,7 @@ struct SearchRequest: Sendable {
     }
 
     /// The sort in effect.
-    var effectiveSort: Sort { sort ?? (text.isEmpty && color == nil ? .date : .score) }
+    var effectiveSort: Sort { sort ?? (text.isEmpty && color == nil ? .taken : .score) }
 
     /// The index query (parse errors are thrown as ``QuerySyntaxError``).
     func query(facets: Int, index: any IndexBackend) async throws -> Query {
@@ -57,6 +57,7 @@ struct SearchRequest: Sendable {
         query.facetCount = color == nil ? facets : 0
         switch effectiveSort {
         case .score: query.sort = .confidence
+        case .taken: query.sort = .taken
         case .date: query.sort = .date
         case .path: query.sort = .path
         }

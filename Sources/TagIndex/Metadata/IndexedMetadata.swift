@@ -120,6 +120,16 @@ public struct TakenDate: Sendable, Hashable {
         return Date(timeIntervalSince1970: wall - Double(offset * 60))
     }
 
+    /// Microseconds that order dates taken: the UTC instant when the offset is known, else the
+    /// local time read as UTC (off by the unknown offset, at most 14 hours), so a file time (an
+    /// instant) sorts among them.
+    ///
+    /// Usage: `let key = date.sortKey`
+    public var sortKey: Int64? {
+        if let instant { return Timestamps.microseconds(instant) }
+        return Self.wallSeconds(local).map { Timestamps.microseconds(Date(timeIntervalSince1970: $0)) }
+    }
+
     /// Seconds since 1970 of a local `YYYY-MM-DDTHH:MM:SS[.fff]` read as if it were UTC.
     static func wallSeconds(_ local: String) -> Double? {
         let bytes = Array(local.utf8)

@@ -4,13 +4,14 @@ import GRDB
 /// The stored metadata: table `image_metadata` (migration v6, both backends), one row per image
 /// whose metadata was read. Every column but the key is nullable; dates are text in the photo's
 /// own local time (`taken_local`, compared as text: ISO order is date order) with the offset in
-/// minutes and the UTC instant in microseconds when the offset is known.
+/// minutes and the UTC instant in microseconds when the offset is known; `taken_sort` orders
+/// `--sort taken` (see ``TakenDate/sortKey``).
 package enum MetadataStorage {
     /// The columns, key first, in the order of ``values(of:)``.
     package static let columns = [
         "image_id", "taken_local", "taken_offset", "taken_source", "taken_offset_source", "taken_utc",
         "latitude", "longitude", "altitude", "camera_make", "camera_model", "lens",
-        "place_id", "country_code", "admin1_code",
+        "place_id", "country_code", "admin1_code", "taken_sort",
     ]
 
     /// The table, in the SQL both backends share (PostgreSQL spells the types its own way).
@@ -22,7 +23,7 @@ package enum MetadataStorage {
                 taken_local TEXT, taken_offset INTEGER, taken_source TEXT, taken_offset_source TEXT, taken_utc \(integer),
                 latitude \(real), longitude \(real), altitude \(real),
                 camera_make TEXT, camera_model TEXT, lens TEXT,
-                place_id \(integer), country_code TEXT, admin1_code TEXT)
+                place_id \(integer), country_code TEXT, admin1_code TEXT, taken_sort \(integer))
             """,
             "CREATE INDEX image_metadata_by_taken ON image_metadata(taken_local)",
             "CREATE INDEX image_metadata_by_place ON image_metadata(place_id)",
@@ -43,6 +44,7 @@ package enum MetadataStorage {
             metadata.cameraMake.databaseValue, metadata.cameraModel.databaseValue, metadata.lens.databaseValue,
             metadata.place.map { Int64($0.id) }.databaseValue,
             metadata.place?.countryCode.databaseValue ?? .null, metadata.place?.admin1Code.databaseValue ?? .null,
+            taken?.sortKey.databaseValue ?? .null,
         ]
     }
 

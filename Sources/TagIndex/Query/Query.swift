@@ -90,6 +90,11 @@ public enum SortOrder: Sendable, Hashable {
     case path
     /// Modification time, newest first.
     case date
+    /// Date taken, newest first; the modification time for a photo that states none.
+    case taken
+
+    /// The date taken's sort key of `i` (an `images` row): its stored key, else its file time.
+    package static let takenKey = "COALESCE((SELECT tm.taken_sort FROM image_metadata AS tm WHERE tm.image_id = i.id), i.mtime)"
 }
 
 /// A search: an expression, filters, a confidence threshold or calibrated

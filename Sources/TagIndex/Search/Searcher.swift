@@ -84,6 +84,7 @@ package struct Searcher {
         case .confidence: page += " ORDER BY m.score DESC, m.image_id DESC"
         case .path: page += " ORDER BY i.path, i.id"
         case .date: page += " ORDER BY i.mtime DESC, i.id DESC"
+        case .taken: page += " ORDER BY \(SortOrder.takenKey) DESC, i.id DESC"
         }
         let offset = (query.page - 1) * query.limit
         page += " LIMIT \(binder.bind(query.limit)) OFFSET \(binder.bind(offset))"

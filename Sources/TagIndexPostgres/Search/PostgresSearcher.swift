@@ -44,6 +44,7 @@ struct PostgresSearcher {
         case .confidence: ""
         case .path: ", i.path COLLATE \"C\" AS sort_key"
         case .date: ", i.mtime AS sort_key"
+        case .taken: ", \(SortOrder.takenKey) AS sort_key"
         }
         let resultSet = joinsImages
             ? filteredSet(plan, columns: sortKey, calibrated: calibrated, &compiler)
@@ -65,7 +66,7 @@ struct PostgresSearcher {
         // NULLs first, SQLite's last: the two orders differ only where a score can be NULL).
         case .confidence: page += " ORDER BY r.score DESC\(plan.scoresAreNeverNull ? "" : " NULLS LAST"), r.image_id DESC"
         case .path: page += " ORDER BY r.sort_key, r.image_id"
-        case .date: page += " ORDER BY r.sort_key DESC, r.image_id DESC"
+        case .date, .taken: page += " ORDER BY r.sort_key DESC, r.image_id DESC"
         }
         let offset = (query.page - 1) * query.limit
         page += " LIMIT \(binder.bind(query.limit)) OFFSET \(binder.bind(offset))"

@@ -42,7 +42,8 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "Output format.") var format: SearchFormat = .paths
     @Option(help: "Results per page.") var limit = 50
     @Option(help: "Page number, from 1.") var page = 1
-    @Option(help: "Result order.") var sort: SearchSort = .confidence
+    @Option(help: "Result order: confidence, path, date (modified, newest first) or taken (date taken, newest first; the file time for a photo that states none).")
+    var sort: SearchSort = .confidence
     @Option(help: "Also count the most frequent labels of the whole result set (0: none).") var facets = 0
     @Option(help: "Only labels with at least this confidence.") var minConfidence: Double?
     @Option(help: ArgumentHelp("Keep labels by their calibrated per-label thresholds: high-recall (the default when the index has calibration curves), high-precision, or none (every stored label, down to confidence 0.01).", valueName: "filter")) var filter: FilterChoice?
@@ -64,7 +65,7 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var verbosity: VerbosityOptions
 
     enum SearchFormat: String, ExpressibleByArgument, CaseIterable { case paths, json }
-    enum SearchSort: String, ExpressibleByArgument, CaseIterable { case confidence, path, date }
+    enum SearchSort: String, ExpressibleByArgument, CaseIterable { case confidence, path, date, taken }
 
     /// Checks the options while parsing, so a bad value is a usage error (exit 1) with this command's usage.
     func validate() throws {
@@ -137,6 +138,7 @@ struct SearchCommand: AsyncParsableCommand {
         case .confidence: query.sort = .confidence
         case .path: query.sort = .path
         case .date: query.sort = .date
+        case .taken: query.sort = .taken
         }
         if let minConfidence {
             guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence takes a value from 0 to 1") }

@@ -38,6 +38,28 @@ import Testing
         }
     }
 
+    /// The date taken, camera, place and position (a link to the spot on OpenStreetMap, which the
+    /// page itself never loads); a photo that states no date shows its file time, marked.
+    @Test func detailPageAndAPIShowWhenAndWhere() async throws {
+        try await withGallery { fixture, client in
+            let html = try await client.get("/images/\(fixture.id("golden.jpg"))").text
+            #expect(html.contains("<dt>Taken</dt><dd>2023-06-01T14:30:05+02:00</dd>"))
+            #expect(html.contains("<dt>Camera</dt><dd>Apple iPhone 13</dd>"))
+            #expect(html.contains("<dt>Place</dt><dd>Paris, Île-de-France, France</dd>") || html.contains("<dt>Place</dt><dd>Paris, France</dd>"), "\(html)")
+            #expect(html.contains(#"<a href="https://www.openstreetmap.org/?mlat=48.858400&amp;mlon=2.294500#map=15/48.858400/2.294500" rel="noopener noreferrer">48.85840, 2.29450 (35 m)</a>"#))
+            #expect(!html.contains("<script src=\"https://") && !html.contains("<img src=\"https://"))
+            let poodle = try await client.get("/images/\(fixture.id("poodle.jpg"))").text
+            #expect(poodle.contains("(file time: the photo states no date)</dd>"))
+            let api = try await client.get("/api/images/\(fixture.id("golden.jpg"))")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(api.text.utf8)) as? [String: Any])
+            #expect(json["taken"] as? String == "2023-06-01T14:30:05+02:00" && json["takenFrom"] as? String == "exif")
+            #expect((json["place"] as? [String: Any])?["countryCode"] as? String == "FR")
+            let search = try await client.get("/api/search?q=camera:iphone")
+            let results = try #require((try JSONSerialization.jsonObject(with: Data(search.text.utf8)) as? [String: Any])?["results"] as? [[String: Any]])
+            #expect(results.count == 1 && (results.first?["gps"] as? [String: Any])?["latitude"] as? Double == 48.8584)
+        }
+    }
+
     @Test func detailPageDrawsTheStoredFacesBehindASwitch() async throws {
         try await withGallery { fixture, client in
             let html = try await client.get("/images/\(fixture.id("poodle.jpg"))").text

@@ -65,7 +65,7 @@ import Testing
                 ("/api/search?page=99999999999999999999999", "page takes"),
                 ("/api/search?color=blue", "color takes a hex color"),
                 ("/api/search?filter=loose", "filter takes one of high-recall, high-precision, none"),
-                ("/api/search?sort=random", "sort takes one of score, date, path"),
+                ("/api/search?sort=random", "sort takes one of score, taken, date, path"),
                 ("/api/search?q=%ZZ", "malformed %-escape"),
                 ("/api/search?limit=0", "limit takes"),
                 ("/api/search?q=" + String(repeating: "a", count: 1001), "at most 1000 characters"),

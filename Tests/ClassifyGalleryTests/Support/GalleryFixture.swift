@@ -89,7 +89,8 @@ struct GalleryFixture: Sendable {
                 contentHash: ContentHash.hex(of: file.bytes), width: file.width, height: file.height, model: Self.model,
                 observations: file.labels.map { LabelConfidence(identifier: $0.0, confidence: $0.1) },
                 featurePrint: file.print, dominantColors: [file.color],
-                faces: file.name == "home/poodle.jpg" ? [Self.poodleFace] : nil)))
+                faces: file.name == "home/poodle.jpg" ? [Self.poodleFace] : nil,
+                metadata: file.name == "beach/golden.jpg" ? Self.goldenMetadata : nil)))
         }
         batch.append(.failed(ImageFailure(
             path: photos.appending(path: "bad.jpg").path, size: 12, modificationTime: modified, contentHash: nil,
@@ -108,6 +109,12 @@ struct GalleryFixture: Sendable {
     func id(_ name: String) -> Int64 { ids[name]! }
 
     /// The face stored with poodle.jpg.
+    /// What golden.jpg says it is: taken in Paris by an iPhone.
+    static let goldenMetadata = IndexedMetadata(
+        taken: TakenDate(local: "2023-06-01T14:30:05", utcOffsetMinutes: 120, source: .exif),
+        latitude: 48.8584, longitude: 2.2945, altitude: 35, cameraMake: "Apple", cameraModel: "iPhone 13",
+        place: PlaceReference(id: 2_988_507, countryCode: "FR", admin1Code: "11"))
+
     static let poodleFace = IndexedFace(x: 200, y: 100, width: 120, height: 140, confidence: 0.91)
 
     /// A server over the fixture (read-only index, thumbnails cached in `cache`).

@@ -114,6 +114,10 @@ struct BackendBehaviourTests {
         #expect(try found(["place:new-york"]) == trips("tiff-digitized.tif"))
         #expect(try found(["country:japan"]) == trips("png-exif.png", "sidecar.jpg"))
         #expect(try found(["country:fr"]) == trips("jpeg-full.jpg"))
+        // Newest taken first; the cat by its file time.
+        #expect(try answers.searchPaths(["--sort", "taken"]) == [folder.path("home/cat.jpg")] + [
+            "jpeg-full.jpg", "png-exif.png", "webp-exif.webp", "tiff-digitized.tif", "sidecar.jpg",
+        ].map { folder.path("trips/\($0)") })
     }
 
     /// Step 1: five photos and a file cut off after 3,000 bytes.

@@ -21,7 +21,7 @@ struct IndexAnswers {
         ["--under", "archive"], ["face"], ["faces:1"],
         ["taken:2023"], ["after:2020", "before:2022"], ["taken:2016..2019-12"], ["taken:>=2024-01-01"], ["modified:2024-01-01"],
         ["camera:iphone"], ["camera:\"canon eos\""], ["lens:wide"], ["near:48.85,2.35,10km"], ["near:35,136,200km"],
-        ["place:paris"], ["place:new-york"], ["country:japan"], ["country:fr"],
+        ["place:paris"], ["place:new-york"], ["country:japan"], ["country:fr"], ["--sort", "taken"],
     ]
 
     /// Reads `database` with every command, for the photo folder whose files (absolute paths) are
