@@ -37,7 +37,8 @@ private let indexedPhotos = Task { () throws -> Fixture in
         #expect(Set(wordObject.keys) == Set(labelObject.keys))
         let hits = try #require(wordObject["results"] as? [[String: Any]])
         #expect(hits.count == 1)
-        #expect(Set(hits[0].keys) == ["path", "score", "size", "modified", "width", "height", "labels"])
+        // The photo states no date: its file time stands in (takenFrom "file"); no position or camera.
+        #expect(Set(hits[0].keys) == ["path", "score", "size", "modified", "width", "height", "labels", "taken", "takenFrom"])
         // Labels in results are the taxonomy's, never vocabulary words.
         let labels = (hits[0]["labels"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
         #expect(labels.contains("domestic_cat") && !labels.contains("pet"))
