@@ -51,6 +51,10 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
             if !suggestions.isEmpty {
                 message += "; did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
             }
+            // A town, state or country is searched with place: (a word is a label first).
+            if let names = PlaceNames.current, !names.matches(forPlaceNamed: term).isEmpty {
+                message += (suggestions.isEmpty ? ". " : " ") + "To search photos taken there, write place:\(term.contains(" ") ? "\"\(term)\"" : term)."
+            }
             return message
         case .unsupportedWord(let term, let offset, let explanation):
             return "cannot search for '\(term)'" + (offset.map { " (at offset \($0))" } ?? "") + ": " + explanation
