@@ -213,13 +213,11 @@ struct ImageView: PageView {
             facts.append(.init(name: "Taken", value: metadata.takenFrom == "file" ? "\(taken) (file time: the photo states no date)" : taken))
         }
         if let camera = metadata.camera {
-            let make = camera.make.flatMap { make in camera.model?.lowercased().hasPrefix(make.lowercased()) == true ? nil : make }
-            let name = [make, camera.model].compactMap { $0 }.joined(separator: " ")
-            if !name.isEmpty { facts.append(.init(name: "Camera", value: name)) }
+            if let name = camera.displayName { facts.append(.init(name: "Camera", value: name)) }
             if let lens = camera.lens { facts.append(.init(name: "Lens", value: lens)) }
         }
         if let place = metadata.place {
-            facts.append(.init(name: "Place", value: [place.name, place.region, place.country ?? place.countryCode].compactMap { $0 }.joined(separator: ", ")))
+            facts.append(.init(name: "Place", value: place.displayName))
         }
         if let gps = metadata.gps {
             let position = String(format: "%.5f, %.5f", gps.latitude, gps.longitude) + (gps.altitude.map { String(format: " (%.0f m)", $0) } ?? "")

@@ -46,8 +46,13 @@ public struct IndexedMetadata: Sendable, Hashable {
     /// ("Apple iPhone 13", "Canon EOS 5D", not "Canon Canon EOS 5D").
     ///
     /// Usage: `metadata.cameraName ?? "unknown camera"`
-    public var cameraName: String? {
-        switch (cameraMake, cameraModel) {
+    public var cameraName: String? { Self.cameraName(make: cameraMake, model: cameraModel) }
+
+    /// Make and model in one line (see ``cameraName``).
+    ///
+    /// Usage: `IndexedMetadata.cameraName(make: "Canon", model: "Canon EOS R5")  // "Canon EOS R5"`
+    public static func cameraName(make: String?, model: String?) -> String? {
+        switch (make, model) {
         case (nil, nil): return nil
         case (let make?, nil): return make
         case (nil, let model?): return model

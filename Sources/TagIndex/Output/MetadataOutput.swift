@@ -34,6 +34,13 @@ public struct CameraOutput: Codable, Sendable, Hashable {
     }
 }
 
+extension CameraOutput {
+    /// Make and model in one line, as ``IndexedMetadata/cameraName`` writes it.
+    ///
+    /// Usage: `camera.displayName ?? "unknown camera"`
+    public var displayName: String? { IndexedMetadata.cameraName(make: make, model: model) }
+}
+
 /// The place a photo was taken at, in JSON: its GeoNames id and country code always, its names
 /// when the places file that resolved it is at hand.
 ///
@@ -46,6 +53,13 @@ public struct PlaceOutput: Codable, Sendable, Hashable {
     public var region: String?
     public var country: String?
     public var countryCode: String
+
+    /// Name, region and country in one line ("Paris, France"), the code when the name is unknown.
+    ///
+    /// Usage: `print(place.displayName)`
+    public var displayName: String {
+        [name, region, country ?? countryCode].compactMap { $0 }.joined(separator: ", ")
+    }
 
     /// Usage: `PlaceOutput(reference, name: place.name, region: place.admin1Name, country: place.countryName)`
     public init(_ reference: PlaceReference, name: String? = nil, region: String? = nil, country: String? = nil) {

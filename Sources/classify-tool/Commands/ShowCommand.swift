@@ -72,11 +72,10 @@ struct ShowCommand: AsyncParsableCommand {
             Terminal.out("  taken     \(taken)" + (fields.takenFrom == "file" ? " (the file's modification time: the photo states no date)" : ""))
         }
         if let camera = fields.camera {
-            let name = metadata?.cameraName.map { [$0] } ?? []
-            Terminal.out("  camera    " + (name + [camera.lens].compactMap { $0 }).joined(separator: ", "))
+            Terminal.out("  camera    " + [camera.displayName, camera.lens].compactMap { $0 }.joined(separator: ", "))
         }
         if let place = fields.place {
-            Terminal.out("  place     " + [place.name, place.region, place.country ?? place.countryCode].compactMap { $0 }.joined(separator: ", "))
+            Terminal.out("  place     " + place.displayName)
         }
         if let gps = fields.gps {
             Terminal.out(String(format: "  position  %.5f, %.5f", gps.latitude, gps.longitude) + (gps.altitude.map { String(format: ", %.0f m", $0) } ?? ""))
