@@ -17,12 +17,24 @@ public struct PlaceNameDirectory: PlaceNameResolver {
 
     /// Usage: `names.matches(forPlaceNamed: "paris")`
     public func matches(forPlaceNamed name: String) -> [PlaceMatch] {
+        named(name, countryCodes: true)?.matches ?? []
+    }
+
+    /// A plain word of a search as a place: as `place:`, but a town by its own name only (not an
+    /// alternate one: `pets` is not Pécs) and a country by its name only (`it`, `de` and `in` are
+    /// words, not Italy, Germany and India), shown as its best-known place.
+    ///
+    /// Usage: `names.place(forWord: "paris")?.name  // "Paris, France"`
+    public func place(forWord word: String) -> PlaceWord? {
+        named(word, countryCodes: false)
+    }
+
+    private func named(_ name: String, countryCodes: Bool) -> PlaceWord? {
         let spaced = name.replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "_", with: " ")
         for candidate in [name, spaced] {
-            let found = matches(exactly: candidate)
-            if !found.isEmpty { return found }
+            if let found = named(exactly: candidate, countryCodes: countryCodes) { return found }
         }
-        return []
+        return nil
     }
 
     /// The radius around a town its photos are looked for in: its districts for a city.
@@ -36,10 +48,10 @@ public struct PlaceNameDirectory: PlaceNameResolver {
         }
     }
 
-    private func matches(exactly name: String) -> [PlaceMatch] {
-        guard let places = try? PlaceDirectory.shared() else { return [] }
+    private func named(exactly name: String, countryCodes: Bool) -> PlaceWord? {
+        guard let places = try? PlaceDirectory.shared() else { return nil }
         var matches: [PlaceMatch] = []
-        let towns = places.places(named: name).prefix(Self.maximumPlaces)
+        let towns = (countryCodes ? places.places(named: name) : places.places(officiallyNamed: name)).prefix(Self.maximumPlaces)
         if !towns.isEmpty {
             matches.append(.places(towns.map(\.id)))
             // The areas of the larger towns of that name (a hamlet's own id is enough).
@@ -48,9 +60,21 @@ public struct PlaceNameDirectory: PlaceNameResolver {
                     latitude: town.latitude, longitude: town.longitude, radiusKilometres: Self.radiusKilometres(population: town.population))))
             }
         }
-        matches += places.regions(named: name).map { .region(countryCode: $0.countryCode, admin1Code: $0.admin1Code) }
-        if let country = places.country(named: name) { matches.append(.country(country.code)) }
-        return matches
+        let regions = places.regions(named: name)
+        matches += regions.map { .region(countryCode: $0.countryCode, admin1Code: $0.admin1Code) }
+        let country = places.country(named: name).flatMap { countryCodes || $0.code.lowercased() != name.lowercased() ? $0 : nil }
+        if let country { matches.append(.country(country.code)) }
+        guard !matches.isEmpty else { return nil }
+        let shown: String
+        if let country {
+            shown = country.name
+        } else if let region = regions.first {
+            shown = [region.name, places.country(named: region.countryCode)?.name].compactMap { $0 }.joined(separator: ", ")
+        } else {
+            shown = [towns.first?.name, towns.first?.countryName].compactMap { $0 }.joined(separator: ", ")
+        }
+        let prominent = country != nil || !regions.isEmpty || (towns.first?.population ?? 0) >= PlaceWord.prominentPopulation
+        return PlaceWord(matches: matches, name: shown, isProminent: prominent)
     }
 
     /// Usage: `names.countryCode(named: "Italy")  // "IT"`

@@ -71,9 +71,11 @@ import Testing
         #expect(try index.metadata(forPath: folder.photos.appending(path: "jpeg-full.jpg").path) == paris)
         let search = try Tool.run(["search", "taken:2023-06", "--db", db])
         #expect(search.lines == [folder.photos.appending(path: "jpeg-full.jpg").path], "\(search)")
-        // A place name typed as a word (words are labels first) says how to search the place.
-        let word = try Tool.run(["search", "paris", "--db", db])
-        #expect(word.status == 1 && word.stderr.contains("To search photos taken there, write place:paris."), "\(word)")
+        // Plain words: a place and a month; a place inside OR (labels only) says how to search it.
+        let word = try Tool.run(["search", "paris", "june", "--db", db])
+        #expect(word.lines == [folder.photos.appending(path: "jpeg-full.jpg").path], "\(word)")
+        let inOr = try Tool.run(["search", "dog OR paris", "--db", db])
+        #expect(inOr.status == 1 && inOr.stderr.contains("To search photos taken there, write place:paris."), "\(inOr)")
         let third = try Tool.run(["index", folder.photos.path, "--db", db, "--no-faces"])
         #expect(!third.stdout.contains("dates, places and cameras added"), "\(third)")
     }

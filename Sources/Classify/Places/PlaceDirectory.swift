@@ -204,6 +204,15 @@ public final class PlaceDirectory: Sendable {
         }
     }
 
+    /// Places whose own name (not an alternate one) is `name`, ignoring case, accents and repeated
+    /// blanks; most populous first. Alternate names hold transliterations and codes (`Pets` is
+    /// Pécs in one of them), too loose for a plain word of a search.
+    /// Usage: `places.places(officiallyNamed: "Rome").first?.countryCode  // "IT"`
+    public func places(officiallyNamed name: String) -> [Place] {
+        let key = PlaceNameKey.key(name)
+        return places(named: name).filter { PlaceNameKey.key($0.name) == key }
+    }
+
     /// The country whose English name or ISO 3166-1 alpha-2 code is `name`, ignoring case and
     /// accents. Usage: `places.country(named: "de")?.name  // "Germany"`
     public func country(named name: String) -> Country? {

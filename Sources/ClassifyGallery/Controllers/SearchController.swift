@@ -1,3 +1,4 @@
+import Classify
 import ClassifyIndexing
 import Foundation
 import Hummingbird
@@ -27,7 +28,12 @@ struct SearchController: Sendable {
         /// Date taken, position, camera and place of each hit (the file time standing in for a date).
         var metadata: [Int64: MetadataFields] = [:]
         var milliseconds: Double
+        /// The months, countries and towns of the whole result set (first page only).
+        var whenAndWhere: WhenAndWhere?
     }
+
+    /// Countries and towns listed beside the grid, at most.
+    static let placeFacetCount = 8
 
     func run(_ request: SearchRequest, facets: Int = facetCount) async throws -> Outcome {
         try await services.read { index in
@@ -40,8 +46,11 @@ struct SearchController: Sendable {
             let metadata = Dictionary(page.hits.map { hit in
                 (hit.imageID, reader.fields(stored[hit.imageID], modified: hit.failureStage == nil ? hit.modificationTime : nil))
             }, uniquingKeysWith: { first, _ in first })
+            // The facets beside the first page; the timeline's bar on each of its pages (a jump lands on any).
+            let isTimeline = request.effectiveSort == .taken && request.color == nil
+            let whenAndWhere = facets > 0 || isTimeline ? try await index.whenAndWhere(query, places: Self.placeFacetCount) : nil
             let milliseconds = (ContinuousClock.now - started).milliseconds
-            return Outcome(page: page, labels: labels, metadata: metadata, milliseconds: milliseconds)
+            return Outcome(page: page, labels: labels, metadata: metadata, milliseconds: milliseconds, whenAndWhere: whenAndWhere)
         }
     }
 
@@ -106,11 +115,29 @@ struct SearchView: PageView {
     var query: String
     var filters: [Option]
     var sorts: [Option]
+    /// One year of the timeline bar: a link to its newest month, and its months.
+    struct TimelineYear: Sendable {
+        var year: String
+        var url: String
+        var months: [TimelineMonth]
+    }
+
+    /// One month of the timeline bar: a link to the page and heading where it starts.
+    struct TimelineMonth: Sendable {
+        var name: String
+        var title: String
+        var url: String
+    }
+
     var colorHex: String?
     var clearColorURL: String
     var summary: String
+    var notes: [String] = []
     var tiles: [Tile]
     var facets: [FacetLink]
+    var takenFacets: [FacetLink] = []
+    var placeFacets: [FacetLink] = []
+    var timeline: [TimelineYear] = []
     var message: String?
     var suggestions: [Suggestion]
     var previousURL: String?
@@ -134,6 +161,24 @@ struct SearchView: PageView {
                 url: search.link(text: (search.text + " " + facet.identifier).trimmingCharacters(in: .whitespaces)))
         }
         let milliseconds = outcome.milliseconds < 10 ? String(format: "%.1f", outcome.milliseconds) : String(format: "%.0f", outcome.milliseconds)
+        // Newest taken first: the grid is a timeline, with a heading where each month starts.
+        if search.effectiveSort == .taken && search.color == nil {
+            var previous: String?
+            var headed: Set<String> = []
+            for (position, hit) in page.hits.enumerated() {
+                guard let month = outcome.metadata[hit.imageID]?.taken.map({ String($0.prefix(7)) }), month != previous else { continue }
+                previous = month
+                if headed.insert(month).inserted, let title = Self.monthTitle(month) {
+                    tiles[position].heading = Tile.Heading(id: "m-" + month, title: title)
+                }
+            }
+            if let whenAndWhere = outcome.whenAndWhere { timeline = Self.timeline(whenAndWhere.months, search: search) }
+        }
+        if let whenAndWhere = outcome.whenAndWhere, page.page == 1 {
+            takenFacets = Self.takenFacets(whenAndWhere.months, total: page.totalCount, search: search)
+            placeFacets = Self.placeFacets(whenAndWhere, total: page.totalCount, search: search)
+        }
+        notes = page.notes
         summary = "\(LabelText.count(page.totalCount)) photo\(page.totalCount == 1 ? "" : "s") · \(milliseconds) ms"
         if page.page > 1 { previousURL = search.link(page: page.page - 1) }
         if page.page < page.pageCount { nextURL = search.link(page: page.page + 1) }
@@ -182,6 +227,66 @@ struct SearchView: PageView {
         pageText = ""
         isEmpty = false
         emptyText = ""
+    }
+
+    /// "June 2019" for `2019-06`.
+    static func monthTitle(_ month: String) -> String? {
+        guard let parsed = WhenAndWhere.month(month, count: 0) else { return nil }
+        return PlainWords.monthNames[parsed.month - 1].capitalized + " \(parsed.year)"
+    }
+
+    /// The timeline bar: each year and its months, newest first, each linking to the page of the
+    /// timeline its first photo is on, at its heading.
+    static func timeline(_ months: [WhenAndWhere.MonthCount], search: SearchRequest) -> [TimelineYear] {
+        var years: [TimelineYear] = []
+        var before = 0
+        for month in months {
+            let key = String(format: "%04d-%02d", month.year, month.month)
+            let url = search.link(page: before / search.limit + 1) + "#m-" + key
+            let name = String(PlainWords.monthNames[month.month - 1].prefix(3)).capitalized
+            let entry = TimelineMonth(name: name, title: "\(monthTitle(key) ?? key): \(LabelText.count(month.count)) photo\(month.count == 1 ? "" : "s")", url: url)
+            if years.last?.year == String(month.year) {
+                years[years.count - 1].months.append(entry)
+            } else {
+                years.append(TimelineYear(year: String(month.year), url: url, months: [entry]))
+            }
+            before += month.count
+        }
+        return years
+    }
+
+    /// Years taken, newest first, each narrowing the search to it (none when every photo is of one year).
+    static func takenFacets(_ months: [WhenAndWhere.MonthCount], total: Int, search: SearchRequest) -> [FacetLink] {
+        var counts: [(year: Int, count: Int)] = []
+        for month in months {
+            if counts.last?.year == month.year { counts[counts.count - 1].count += month.count } else { counts.append((month.year, month.count)) }
+        }
+        return counts.filter { $0.count < total }.map { year in
+            FacetLink(name: String(year.year), count: LabelText.count(year.count), url: search.link(text: adding("taken:\(year.year)", to: search.text)))
+        }
+    }
+
+    /// Countries and towns with the most photos, named from the places file (codes and ids without it).
+    static func placeFacets(_ found: WhenAndWhere, total: Int, search: SearchRequest) -> [FacetLink] {
+        let places = try? PlaceDirectory.shared()
+        var links: [FacetLink] = []
+        for country in found.countries where country.count < total {
+            let name = places?.country(named: country.countryCode)?.name ?? country.countryCode
+            links.append(FacetLink(
+                name: name, count: LabelText.count(country.count),
+                url: search.link(text: adding("country:\(country.countryCode.lowercased())", to: search.text))))
+        }
+        for town in found.places where town.count < total {
+            guard let id = town.placeID, let place = places?.place(withID: id) else { continue }
+            let quoted = place.name.contains(where: { $0 == " " || $0 == "\"" }) ? "\"\(place.name.replacingOccurrences(of: "\"", with: ""))\"" : place.name
+            links.append(FacetLink(
+                name: place.name, count: LabelText.count(town.count), url: search.link(text: adding("place:" + quoted, to: search.text))))
+        }
+        return links
+    }
+
+    private static func adding(_ term: String, to text: String) -> String {
+        (text + " " + term).trimmingCharacters(in: .whitespaces)
     }
 
     /// `text` with `term` (at character `offset` when known) replaced by `name`.

@@ -12,9 +12,17 @@ struct Tile: Sendable {
     /// The thumbnail's size (long side 320), so the grid keeps its layout while images load.
     var width: Int
     var height: Int
-    /// A badge such as "keep" or a score; empty for none.
-    var badge: String
+    /// A badge such as "keep" or a score; nil for none (Mustache shows an empty string's section).
+    var badge: String?
     var isKeeper: Bool
+    /// A heading the grid shows before this tile (the month a timeline's photos start).
+    var heading: Heading?
+
+    /// A heading inside a grid, with the id links jump to.
+    struct Heading: Sendable {
+        var id: String
+        var title: String
+    }
 
     init(id: Int64, path: String, size: Int64, modified: Date?, width: Int?, height: Int?, labels: [ImageLabel], caption: String, badge: String = "", isKeeper: Bool = false) {
         url = "/images/\(id)"
@@ -22,7 +30,7 @@ struct Tile: Sendable {
         alt = Tile.altText(path: path, labels: labels)
         self.caption = caption
         (self.width, self.height) = Rendition.thumbnail.size(width: width, height: height)
-        self.badge = badge
+        self.badge = badge.isEmpty ? nil : badge
         self.isKeeper = isKeeper
     }
 

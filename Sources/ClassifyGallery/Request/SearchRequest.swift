@@ -28,6 +28,8 @@ struct SearchRequest: Sendable {
     var color: IndexedColor?
     var page: Int
     var limit: Int
+    /// The page size when none is asked for: links carry `limit` only when it differs.
+    var defaultLimit: Int
 
     init(_ parameters: QueryParameters, defaultLimit: Int) throws(GalleryError) {
         text = (parameters["q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -44,6 +46,7 @@ struct SearchRequest: Sendable {
         }
         page = try parameters.integer("page", in: 1...1_000_000) ?? 1
         limit = try parameters.integer("limit", in: 1...200) ?? defaultLimit
+        self.defaultLimit = defaultLimit
     }
 
     /// The sort in effect.
@@ -80,6 +83,7 @@ struct SearchRequest: Sendable {
             "filter": chosenFilter?.rawValue,
             "sort": chosenSort?.rawValue,
             "color": chosenColor?.hex,
+            "limit": limit == defaultLimit ? nil : String(limit),
             "page": page.map(String.init).flatMap { $0 == "1" ? nil : $0 },
         ])
     }

@@ -115,6 +115,12 @@ public protocol IndexBackend: IndexCopySource, AnyObject {
     /// Usage: `let metadata = try await index.metadata(forImageIDs: page.hits.map(\.imageID))`
     func metadata(forImageIDs imageIDs: [Int64]) async throws -> [Int64: IndexedMetadata]
 
+    /// When and where the photos `query` finds were taken: every month, and the `places` countries
+    /// and towns with the most photos (see ``SQLiteIndex/whenAndWhere(_:places:)``).
+    ///
+    /// Usage: `let facets = try await index.whenAndWhere(query, places: 8)`
+    func whenAndWhere(_ query: Query, places: Int) async throws -> WhenAndWhere
+
     /// The stored dominant colors of one file, heaviest first (see ``SQLiteIndex/dominantColors(forPath:)``).
     ///
     /// Usage: `let colors = try await index.dominantColors(forPath: path)`

@@ -20,35 +20,9 @@ extension SQLiteIndex {
     /// let page = try index.search(color: IndexedColor(hex: "012ACF")!, query: Query(parsing: "beach"))
     /// ```
     public func search(color: IndexedColor, query: Query = Query()) throws -> SearchPage {
-        guard (1...1000).contains(query.limit), query.page >= 1, query.page <= 1_000_000 else {
-            throw TagIndexError.invalidInput("a page holds 1 to 1000 results and pages start at 1")
-        }
-        let target = LabColor(red: color.red, green: color.green, blue: color.blue)
-        let radius = Float(Self.colorMatchRadius)
-        return try database.read { db in
-            let searcher = Searcher(db: db, taxonomy: try taxonomy(db), query: query)
-            let candidates = try searcher.matchingImageIDs()
-            let offset = (query.page - 1) * query.limit
-            var best = TopScores(capacity: offset + query.limit)
-            var total = 0
-            var next = 0
-            let statement = try db.makeStatement(
-                sql: "SELECT id, dominant_colors FROM images WHERE dominant_colors IS NOT NULL ORDER BY id")
-            try RawScan.forEachRow(statement, arguments: []) { handle in
-                let id = Int64(RawScan.int(handle, 0))
-                if let candidates {
-                    while next < candidates.count && candidates[next] < id { next += 1 }
-                    guard next < candidates.count && candidates[next] == id else { return }
-                }
-                let score = Self.colorScore(RawScan.blob(handle, 1), target: target, radius: radius)
-                guard score > 0 else { return }
-                total += 1
-                best.insert(score: min(1, score), id: id)
-            }
-            let ranked = best.sortedDescending().dropFirst(offset)
-            let hits = try searcher.hits(ranked.map { (id: $0.id, score: Double($0.score)) })
-            return SearchPage(hits: hits, totalCount: total, page: query.page, limit: query.limit, facets: [])
-        }
+        var query = query
+        query.color = color
+        return try search(query)
     }
 
     /// How much of an image (its stored dominant colors, 4 bytes each) lies within `radius` of
@@ -76,5 +50,38 @@ extension SQLiteIndex {
             else { return [] }
             return data.withUnsafeBytes(IndexedColor.decode)
         }
+    }
+}
+
+extension Searcher {
+    /// The images the query keeps, ranked by how much of `color` they contain (see
+    /// ``SQLiteIndex/search(color:query:)``).
+    func rankByColor(_ color: IndexedColor) throws -> SearchPage {
+        guard (1...1000).contains(query.limit), query.page >= 1, query.page <= 1_000_000 else {
+            throw TagIndexError.invalidInput("a page holds 1 to 1000 results and pages start at 1")
+        }
+        let target = LabColor(red: color.red, green: color.green, blue: color.blue)
+        let radius = Float(SQLiteIndex.colorMatchRadius)
+        let candidates = try matchingImageIDs()
+        let offset = (query.page - 1) * query.limit
+        var best = TopScores(capacity: offset + query.limit)
+        var total = 0
+        var next = 0
+        let statement = try db.makeStatement(
+            sql: "SELECT id, dominant_colors FROM images WHERE dominant_colors IS NOT NULL ORDER BY id")
+        try RawScan.forEachRow(statement, arguments: []) { handle in
+            let id = Int64(RawScan.int(handle, 0))
+            if let candidates {
+                while next < candidates.count && candidates[next] < id { next += 1 }
+                guard next < candidates.count && candidates[next] == id else { return }
+            }
+            let score = SQLiteIndex.colorScore(RawScan.blob(handle, 1), target: target, radius: radius)
+            guard score > 0 else { return }
+            total += 1
+            best.insert(score: min(1, score), id: id)
+        }
+        let ranked = best.sortedDescending().dropFirst(offset)
+        let hits = try hits(ranked.map { (id: $0.id, score: Double($0.score)) })
+        return SearchPage(hits: hits, totalCount: total, page: query.page, limit: query.limit, facets: [])
     }
 }

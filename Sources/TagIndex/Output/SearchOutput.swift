@@ -12,6 +12,8 @@ public struct SearchOutput: Codable, Sendable {
     public var limit: Int
     public var results: [SearchResultOutput]
     public var facets: [FacetOutput]
+    /// How the search read words that mean two things (see ``SearchPage/notes``); absent when none.
+    public var notes: [String]?
     /// The color searched for (`RRGGBB`), when the search was by color (gallery).
     public var color: String?
     /// How long the search took (gallery).
@@ -35,6 +37,7 @@ public struct SearchOutput: Codable, Sendable {
             return result
         }
         facets = page.facets.map(FacetOutput.init)
+        notes = page.notes.isEmpty ? nil : page.notes
     }
 }
 

@@ -17,6 +17,7 @@ package struct Lexer {
     static let filterKeys: Set<String> = [
         "under", "type", "ext", "after", "before", "minwidth", "minheight", "minsize", "maxsize", "min", "is",
         "filter", "precision", "recall", "faces", "taken", "modified", "camera", "lens", "near", "place", "country",
+        "color", "colour",
     ]
 
     private let characters: [Character]

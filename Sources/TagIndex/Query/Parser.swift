@@ -63,7 +63,25 @@ package struct Parser {
             throw error("too many filters (at most \(Self.maximumFilters))", at: offset)
         }
         for filter in filters { try apply(filter, to: &query) }
+        if let places, let expression { query.placeWords = Self.placeWords(expression, places) }
         return query
+    }
+
+    /// What the top level's plain words, alone and in runs, name as places (`new york`).
+    private static func placeWords(_ expression: QueryExpression, _ places: any PlaceNameResolver) -> [String: PlaceWord] {
+        let children: [QueryExpression] = if case .and(let children) = expression { children } else { [expression] }
+        var found: [String: PlaceWord] = [:]
+        for start in children.indices {
+            var words: [String] = []
+            for child in children[start...].prefix(PlainWordReading.maximumPlaceWords) {
+                guard case .term(let term) = child, term.kind == .word, term.minimumConfidence == nil else { break }
+                words.append(term.text.lowercased())
+                let text = words.joined(separator: " ")
+                if words.count == 1, PlainWords.smallWords.contains(text) || PlainWords.year(text) != nil || PlainWords.month(text) != nil { break }
+                if found[text] == nil, let place = places.place(forWord: text) { found[text] = place }
+            }
+        }
+        return found
     }
 
     private static func collectOffsets(_ expression: QueryExpression, into offsets: inout [Int]) {
@@ -233,6 +251,11 @@ package struct Parser {
             } else {
                 throw error("expected a country name or code like 'country:italy' or 'country:it' after 'country:'", at: offset)
             }
+        case "color", "colour":
+            guard let color = PlainWords.color(value) else {
+                throw error("expected a color name like 'color:red' or a hex color like 'color:D32F2F' after '\(key):'", at: offset)
+            }
+            query.color = color
         case "near":
             guard let area = NearbyArea(parsing: value) else {
                 throw error("expected a position like 48.85,2.35 or 48.85,2.35,10km after 'near:'", at: offset)

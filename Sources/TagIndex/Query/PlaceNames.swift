@@ -26,6 +26,47 @@ public protocol PlaceNameResolver: Sendable {
     func matches(forPlaceNamed name: String) -> [PlaceMatch]
     /// The ISO code of the country called or coded `name`; nil when none.
     func countryCode(named name: String) -> String?
+    /// What a plain word of a search (`paris`, `new york`) names as a place, nil when nothing.
+    func place(forWord word: String) -> PlaceWord?
+}
+
+extension PlaceNameResolver {
+    /// The matches of `word` as a place name; prominent when a country or region is among them.
+    ///
+    /// Usage: `resolver.place(forWord: "italy")?.isProminent`
+    public func place(forWord word: String) -> PlaceWord? {
+        let matches = matches(forPlaceNamed: word)
+        guard !matches.isEmpty else { return nil }
+        let prominent = matches.contains { if case .places = $0 { false } else if case .area = $0 { false } else { true } }
+        return PlaceWord(matches: matches, name: word, isProminent: prominent)
+    }
+}
+
+/// A plain word that names a place: what it matches, the name to show, and whether it is
+/// prominent enough (a country, a US state, a town of ``PlaceWord/prominentPopulation`` people)
+/// to beat a label found only by free text (`china` is the country; `kitchen`, a hamlet's name,
+/// stays the label).
+///
+/// Usage: `PlaceWord(matches: [.country("IT")], name: "Italy", isProminent: true)`
+public struct PlaceWord: Sendable, Hashable {
+    /// Towns of this many people or more are prominent.
+    ///
+    /// Usage: `town.population >= PlaceWord.prominentPopulation`
+    public static let prominentPopulation = 100_000
+
+    /// What a photo's place must match (any of them).
+    public var matches: [PlaceMatch]
+    /// The best-known place of that name, to show (`Paris, France`).
+    public var name: String
+    /// A country, a US state, or a town of at least ``prominentPopulation`` people.
+    public var isProminent: Bool
+
+    /// Usage: `PlaceWord(matches: matches, name: "Paris, France", isProminent: true)`
+    public init(matches: [PlaceMatch], name: String, isProminent: Bool) {
+        self.matches = matches
+        self.name = name
+        self.isProminent = isProminent
+    }
 }
 
 /// The resolver queries use unless given one: installed once by a program that has the places

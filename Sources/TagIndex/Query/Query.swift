@@ -33,6 +33,9 @@ public struct ImageFilters: Sendable, Hashable {
     /// Taken in this span of the photo's own local time (`taken:2019-06`, `after:2023-01-01`,
     /// `before:2024`); a photo whose file states no date is matched by its modification time.
     public var taken: LocalTimeRange?
+    /// Taken in one of these months (1...12) of any year, the photo's own local time (`june`
+    /// in a plain search); the file's time in this computer's time zone where no date is stated.
+    public var takenMonths: Set<Int> = []
     /// Camera make and model together contain this text, case-insensitive (`camera:"iphone 13"`).
     public var camera: String?
     /// The lens model contains this text, case-insensitive (`lens:24-70`).
@@ -74,7 +77,7 @@ public struct ImageFilters: Sendable, Hashable {
     package var needsImageRow: Bool {
         !folders.isEmpty || !fileTypes.isEmpty || modifiedAfter != nil || modifiedBefore != nil
             || minimumWidth != nil || minimumHeight != nil || minimumBytes != nil || maximumBytes != nil
-            || status != .indexed || faceCount != nil || taken != nil || camera != nil || lens != nil || near != nil || !places.isEmpty
+            || status != .indexed || faceCount != nil || taken != nil || !takenMonths.isEmpty || camera != nil || lens != nil || near != nil || !places.isEmpty
     }
 }
 
@@ -129,6 +132,12 @@ public struct Query: Sendable, Hashable {
     public var page = 1
     /// How many facets (most frequent labels of the whole result set); 0 for none.
     public var facetCount = 0
+    /// Rank by how much of this color images contain (`color:red`, or `red` in a plain search),
+    /// among the images the expression and filters keep; nil for no color.
+    public var color: IndexedColor?
+    /// What the plain words of the query (and runs of up to ``PlainWordReading/maximumPlaceWords``
+    /// of them) name as places, by their lowercased text: filled when parsing, read when searching.
+    package var placeWords: [String: PlaceWord] = [:]
 
     /// Which engine answers: tests compare both on the same queries.
     /// `sql` answers in SQL only; `postings` takes the dense engine wherever it can answer, on
@@ -152,12 +161,15 @@ public struct Query: Sendable, Hashable {
     /// parentheses. Filters (top level only): `under:PATH`, `type:jpg,png`,
     /// `after:DATE`, `before:DATE`, `minwidth:N`, `minheight:N`, `minsize:N[KB|MB|GB]`,
     /// `maxsize:N[KB|MB|GB]`, `min:0.5`, `untagged`, `failed`, `faces:N` (exactly N faces),
-    /// `faces:N+` (at least N), `faces:0`. Calibrated filters:
+    /// `faces:N+` (at least N), `faces:0`, `taken:`, `modified:`, `camera:`, `lens:`, `place:`,
+    /// `country:`, `near:`, `color:`. Calibrated filters:
     /// `filter:high-precision`, `filter:high-recall`, `precision:0.9`, `recall:0.8`.
     /// An empty string matches every image.
     ///
-    /// Place names (`place:`, `country:` with a name) go through `places`, the installed
-    /// ``PlaceNames`` resolver unless given.
+    /// Place names (`place:`, `country:` with a name, and plain words such as `paris`) go through
+    /// `places`, the installed ``PlaceNames`` resolver unless given. Plain words that name a year,
+    /// month, color or place rather than a label become filters when searching (see
+    /// ``PlainWordReading``).
     ///
     /// ```swift
     /// let query = try Query(parsing: "dog:0.6 -cat under:/photos")

@@ -77,6 +77,9 @@ public struct SearchPage: Sendable, Hashable {
     public var limit: Int
     /// Most frequent labels of the whole result set, most frequent first.
     public var facets: [Facet]
+    /// How the search read words that mean two things, and how to ask for the other meaning
+    /// (`'orange' is searched as a label; to rank by the color, write color:orange.`).
+    public var notes: [String] = []
 
     /// Number of pages.
     ///

@@ -28,7 +28,10 @@ extension SQLiteIndex {
         do {
             return try guardingStorage {
                 try database.read { db in
-                    try Searcher(db: db, taxonomy: taxonomy(db), query: query).run()
+                    let (searcher, notes) = try Searcher.reading(db: db, taxonomy: taxonomy(db), query: query)
+                    var page = try searcher.query.color.map { try searcher.rankByColor($0) } ?? searcher.run()
+                    page.notes = notes
+                    return page
                 }
             }
         } catch let error as DatabaseError where Self.isTooComplex(error) {
@@ -54,6 +57,13 @@ package struct Searcher {
     let db: Database
     let taxonomy: TaxonomySnapshot
     let query: Query
+
+    /// A searcher of `query` with its plain words read (``PlainWordReading``: years, months,
+    /// colors and places become filters), and the notes about words that mean two things.
+    static func reading(db: Database, taxonomy: TaxonomySnapshot, query: Query) throws -> (Searcher, notes: [String]) {
+        let (read, notes) = try PlainWordReading(TermResolver(db: db, taxonomy: taxonomy)).read(query)
+        return (Searcher(db: db, taxonomy: taxonomy, query: read), notes)
+    }
 
     func run() throws -> SearchPage {
         // An upper bound of the image count (for join order), without a scan.

@@ -11,26 +11,37 @@ package enum WordJoining {
         var joined: [QueryExpression] = []
         var index = 0
         while index < children.count {
-            var run: [SearchTerm] = []
-            while index + run.count < children.count, run.count < taxonomy.maximumNameWords,
-                case .term(let term) = children[index + run.count], term.kind == .word {
-                run.append(term)
-                if term.minimumConfidence != nil { break }   // a confidence ends a name
+            if let name = longestName(children, at: index, taxonomy: taxonomy, shortest: 2) {
+                joined.append(.term(name.term))
+                index += name.length
+            } else {
+                joined.append(children[index])
+                index += 1
             }
-            var taken = 1
-            for length in stride(from: run.count, through: 2, by: -1) {
-                let words = run.prefix(length)
-                let text = words.map(\.text).joined(separator: " ")
-                if taxonomy.entry(named: text) != nil {
-                    joined.append(.term(SearchTerm(
-                        text, kind: .word, minimumConfidence: words.last!.minimumConfidence, offset: words.first!.offset)))
-                    taken = length
-                    break
-                }
-            }
-            if taken == 1 { joined.append(children[index]) }
-            index += taken
         }
         return joined
+    }
+
+    /// The longest run of at least `shortest` plain words from `index` that names a label or a
+    /// vocabulary word, as one term, and how many words it took; nil when none does.
+    static func longestName(
+        _ children: [QueryExpression], at index: Int, taxonomy: TaxonomySnapshot, shortest: Int = 1
+    ) -> (term: SearchTerm, length: Int)? {
+        var run: [SearchTerm] = []
+        while index + run.count < children.count, run.count < taxonomy.maximumNameWords,
+            case .term(let term) = children[index + run.count], term.kind == .word {
+            run.append(term)
+            if term.minimumConfidence != nil { break }   // a confidence ends a name
+        }
+        guard run.count >= shortest else { return nil }
+        for length in stride(from: run.count, through: shortest, by: -1) {
+            let words = run.prefix(length)
+            let text = words.map(\.text).joined(separator: " ")
+            if taxonomy.entry(named: text) != nil {
+                let term = SearchTerm(text, kind: .word, minimumConfidence: words.last!.minimumConfidence, offset: words.first!.offset)
+                return (term, length)
+            }
+        }
+        return nil
     }
 }

@@ -252,7 +252,7 @@ package struct PrintMatrix: @unchecked Sendable {
     package struct Edge: Sendable { var first: Int32, second: Int32, score: Float }
 
     package static func load(_ db: Database, query: Query, taxonomy: TaxonomySnapshot) throws -> PrintMatrix {
-        let candidates = try Searcher(db: db, taxonomy: taxonomy, query: query).matchingImageIDs()
+        let candidates = try Searcher.reading(db: db, taxonomy: taxonomy, query: query).0.matchingImageIDs()
         var ids: [Int64] = []
         var halves: [UInt16] = []
         try PrintBlocks.forEach(db, candidates: candidates) { blockIDs, blockHalves, count in

@@ -59,7 +59,7 @@ extension SQLiteIndex {
         let norm = featurePrint.reduce(0) { $0 + $1 * $1 }.squareRoot()
         let probe = featurePrint.map { norm > 0 ? $0 / norm : 0 }
         return try database.read { db in
-            let searcher = Searcher(db: db, taxonomy: try taxonomy(db), query: query)
+            let (searcher, _) = try Searcher.reading(db: db, taxonomy: try taxonomy(db), query: query)
             let excluded = try excludingPath.flatMap {
                 try Int64.fetchOne(db, sql: "SELECT id FROM images WHERE path = ?", arguments: [$0])
             }
@@ -94,7 +94,25 @@ extension Searcher {
     /// Ids (ascending) of every image the query's expression and filters match, whatever the
     /// page; nil when the query matches every indexed image.
     func matchingImageIDs() throws -> [Int64]? {
-        guard query.expression != nil || query.filters.needsImageRow else { return nil }
+        try withMatchingSet { dialect, matching in
+            let binder = SQLBinder(dialect)
+            guard let sql = try matching(binder) else { return nil }
+            var ids: [Int64] = []
+            try RawScan.forEachRow(try db.makeStatement(sql: sql + " ORDER BY m.image_id"), arguments: binder.statementArguments) { handle in
+                ids.append(Int64(RawScan.int(handle, 0)))
+            }
+            return ids
+        }
+    }
+
+    /// Runs `body` with the dialect to compile with and a maker of the SQL of the set (one
+    /// `image_id` column, `m.image_id`) of images the query's expression and filters match, its
+    /// values bound through the binder given; the maker returns nil when the query matches every
+    /// indexed image. The calibrated `untagged` test's function is registered while `body` runs.
+    func withMatchingSet<Result>(_ body: (SQLiteDialect, (SQLBinder) throws -> String?) throws -> Result) throws -> Result {
+        guard query.expression != nil || query.filters.needsImageRow else {
+            return try body(SQLiteDialect(passesFunction: nil)) { _ in nil }
+        }
         let total = try Int.fetchOne(db, sql: "SELECT MAX(id) FROM images") ?? 0
         let plan = try query.expression.map { try MatchPlanner(db: db, taxonomy: taxonomy, query: query).plan($0) }
             ?? .all
@@ -103,18 +121,14 @@ extension Searcher {
         let passes = calibrated.map(Self.passesFunction)
         if let passes { db.add(function: passes) }
         defer { if let passes { db.remove(function: passes) } }
-        let binder = SQLBinder(SQLiteDialect(passesFunction: passes?.name))
-        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
-        var sql = "SELECT m.image_id FROM (\(compiler.set(plan))) AS m"
-        if query.filters.needsImageRow {
-            sql += " CROSS JOIN images AS i ON i.id = m.image_id" + SearchFilters(query: query, calibrated: calibrated).whereClause(binder)
+        return try body(SQLiteDialect(passesFunction: passes?.name)) { binder in
+            var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: total)
+            var sql = "SELECT m.image_id FROM (\(compiler.set(plan))) AS m"
+            if query.filters.needsImageRow {
+                sql += " CROSS JOIN images AS i ON i.id = m.image_id" + SearchFilters(query: query, calibrated: calibrated).whereClause(binder)
+            }
+            return sql
         }
-        sql += " ORDER BY m.image_id"
-        var ids: [Int64] = []
-        try RawScan.forEachRow(try db.makeStatement(sql: sql), arguments: binder.statementArguments) { handle in
-            ids.append(Int64(RawScan.int(handle, 0)))
-        }
-        return ids
     }
 }
 

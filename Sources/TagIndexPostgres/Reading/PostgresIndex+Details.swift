@@ -81,4 +81,27 @@ extension PostgresIndex {
         }
         return found
     }
+
+    /// When and where the photos `query` finds were taken (as ``SQLiteIndex/whenAndWhere(_:places:)``).
+    ///
+    /// Usage: `let facets = try await index.whenAndWhere(query, places: 8)`
+    public func whenAndWhere(_ query: Query, places: Int = 10) async throws -> WhenAndWhere {
+        let candidates = try await candidateSet(query)
+        let statements = WhenAndWhere.statements(places: max(0, places), dialect: PostgresDialect()) { binder in
+            candidates.map { "i.id IN (\($0(binder)))" } ?? "i.error_stage IS NULL"
+        }
+        let months = try await session.all(statements[0].sql, statements[0].binder.postgresBindings) { row in
+            let (month, count) = try row.decode((String?, Int64).self)
+            return month.flatMap { WhenAndWhere.month($0, count: Int(count)) }
+        }
+        let countries = try await session.all(statements[1].sql, statements[1].binder.postgresBindings) { row in
+            let (code, count) = try row.decode((String, Int64).self)
+            return WhenAndWhere.PlaceCount(placeID: nil, countryCode: code, count: Int(count))
+        }
+        let towns = try await session.all(statements[2].sql, statements[2].binder.postgresBindings) { row in
+            let (id, code, count) = try row.decode((Int64, String?, Int64).self)
+            return WhenAndWhere.PlaceCount(placeID: Int(id), countryCode: code ?? "", count: Int(count))
+        }
+        return WhenAndWhere(months: months.compactMap { $0 }, countries: countries, places: towns)
+    }
 }

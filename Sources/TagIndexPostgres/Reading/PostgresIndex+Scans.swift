@@ -99,6 +99,13 @@ extension PostgresIndex {
     ///
     /// Usage: `let page = try await index.search(color: IndexedColor(hex: "1E90FF")!)`
     public func search(color: IndexedColor, query: Query = Query()) async throws -> SearchPage {
+        var query = query
+        query.color = color
+        return try await search(query)
+    }
+
+    /// The images `query` (its plain words read) keeps, ranked by how much of `color` they contain.
+    func rankByColor(_ color: IndexedColor, _ query: Query) async throws -> SearchPage {
         try Self.checkPage(query)
         let target = LabColor(red: color.red, green: color.green, blue: color.blue)
         let radius = Float(SQLiteIndex.colorMatchRadius)
@@ -123,17 +130,27 @@ extension PostgresIndex {
 
     /// The ids (sorted) of the images `query`'s terms and filters keep, or nil when it keeps all.
     func candidateIDs(_ query: Query) async throws -> [Int64]? {
+        guard let candidates = try await candidateSet(query) else { return nil }
+        let binder = SQLBinder(PostgresDialect())
+        let sql = "SELECT image_id FROM (\(candidates(binder))) AS r ORDER BY image_id"
+        return try await session.all(sql, binder.postgresBindings) { try $0.decode(Int64.self) }
+    }
+
+    /// What makes the SQL of the set (one `image_id` column) of images `query`'s terms and filters
+    /// keep, its values bound through the binder given; nil when it keeps all.
+    func candidateSet(_ query: Query) async throws -> ((SQLBinder) -> String)? {
         guard query.expression != nil || query.filters.needsImageRow else { return nil }
         let (taxonomy, lookup, _) = try await PostgresTaxonomy.load(session)
+        let query = try PlainWordReading(TermResolver(lookup: lookup, taxonomy: taxonomy)).read(query).query
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
         let searcher = PostgresSearcher(query: query, taxonomy: taxonomy, addedLabelIDs: try lookup.addedLabelIDs())
         // `untagged` under a calibrated filter: as in `search`, no label reaches its threshold.
         let calibrated = searcher.calibratedThresholds
-        let binder = SQLBinder(PostgresDialect())
-        var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: Int(total))
-        let sql = "SELECT image_id FROM (\(searcher.filteredSet(plan, calibrated: calibrated, &compiler))) AS r ORDER BY image_id"
-        return try await session.all(sql, binder.postgresBindings) { try $0.decode(Int64.self) }
+        return { binder in
+            var compiler = PlanCompiler(binder: binder, status: query.filters.status, total: Int(total))
+            return "SELECT image_id FROM (\(searcher.filteredSet(plan, calibrated: calibrated, &compiler))) AS r"
+        }
     }
 
     /// Streams (id, bytes) of a blob column of `images` in id order, a block at a time: the

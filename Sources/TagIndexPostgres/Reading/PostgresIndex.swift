@@ -72,6 +72,18 @@ public final class PostgresIndex: Sendable {
         try query.checkLimits()
         let (taxonomy, lookup, labelText) = try await PostgresTaxonomy.load(session, cached: taxonomyCache.withLock { $0 })
         taxonomyCache.withLock { $0 = (taxonomy, labelText) }
+        let (query, notes) = try PlainWordReading(TermResolver(lookup: lookup, taxonomy: taxonomy)).read(query)
+        var page = if let color = query.color {
+            try await rankByColor(color, query)
+        } else {
+            try await search(read: query, taxonomy, lookup)
+        }
+        page.notes = notes
+        return page
+    }
+
+    /// `search` once the plain words are read.
+    private func search(read query: Query, _ taxonomy: TaxonomySnapshot, _ lookup: LabelLookup) async throws -> SearchPage {
         // The largest id and the groups waiting for compaction, in one round trip.
         let (total, changedGroups) = try await session.all("""
             SELECT COALESCE(MAX(id), 0), (SELECT COUNT(DISTINCT block >> \(PostingGroups.blockShift)) FROM changed_blocks) FROM images

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import TagIndex
 
@@ -35,6 +36,11 @@ package struct PostgresDialect: SQLDialect {
     /// SQLite's LIKE ignores ASCII case; backslash is PostgreSQL's default LIKE escape.
     package func likeIgnoringCase(_ column: String, pattern: String, _ binder: SQLBinder) -> String {
         "\(column) ILIKE \(binder.bind(pattern))"
+    }
+
+    /// The server knows nothing of the client's time zone: its name is bound.
+    package func localYearMonth(ofMicroseconds microseconds: String, _ binder: SQLBinder) -> String {
+        "to_char(to_timestamp(\(microseconds) / 1000000.0) AT TIME ZONE \(binder.bind(TimeZone.current.identifier)), 'YYYY-MM')"
     }
 
     package func noLabelPasses(imageID: String, thresholds: [Int64: Int], _ binder: SQLBinder) -> String {

@@ -123,6 +123,7 @@ struct SearchCommand: AsyncParsableCommand {
             Terminal.out(record, terminator: null ? 0 : UInt8(ascii: "\n"))
         }
         Terminal.note("\(result.totalCount) result\(result.totalCount == 1 ? "" : "s")\(result.pageCount > 1 ? ", page \(result.page) of \(result.pageCount)" : "")")
+        for note in result.notes { Terminal.note("note: " + note) }
         if !result.facets.isEmpty {
             Terminal.note("labels in these results: " + result.facets.map { "\($0.identifier) (\($0.count))" }.joined(separator: ", "))
         }

@@ -9,10 +9,11 @@ import Testing
 
 @testable import ClassifyGallery
 
-/// The gallery in a real headless Chromium: `Scripts/browser-test` types a query, waits for the
-/// thumbnails, uses a facet, opens a photo, follows a similar one, and saves screenshots at laptop
-/// and phone width to `.build/browser-artifacts/`. The photos are classified by the real model:
-/// the three committed test photos and a half-size copy of each (near-duplicates), plus 125
+/// The gallery in a real headless Chromium: `Scripts/browser-test` walks the timeline and a place
+/// facet, types a query, waits for the thumbnails, uses a facet, opens a photo, follows a similar
+/// one, and saves screenshots at laptop and phone width to `.build/browser-artifacts/`. The photos
+/// are classified by the real model: the three committed test photos and a half-size copy of each
+/// (near-duplicates), five photos that state their date and place, plus 125
 /// ImageNet photos from `../shared` when it is there (the screenshots in docs/ come from that run).
 /// The walk runs again over a PostgreSQL copy of the index where Scripts/dev-postgres can start one.
 ///
@@ -88,7 +89,7 @@ import Testing
         }
         print(output)
         #expect(status == 0, "Scripts/browser-test failed over \(location):\n\(output)")
-        for name in ["search-laptop.png", "detail-laptop.png", "search-phone.png", "detail-phone.png"] {
+        for name in ["library-laptop.png", "timeline-laptop.png", "search-laptop.png", "detail-laptop.png", "search-phone.png", "detail-phone.png"] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appending(path: name).path), "missing screenshot \(name) over \(location)")
         }
         print("browser test: screenshots over \(location) in \(artifacts.path)")
@@ -98,7 +99,7 @@ import Testing
     /// ImageNet photos into `folder`; true when the ImageNet photos were added.
     static func makeLibrary(in folder: URL) throws -> Bool {
         let manager = FileManager.default
-        for sub in ["2023/garden", "2024/trip", "phone"] {
+        for sub in ["2023/garden", "2024/trip", "phone", "camera"] {
             try manager.createDirectory(at: folder.appending(path: sub), withIntermediateDirectories: true)
         }
         let fixtures = packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/photos")
@@ -108,6 +109,12 @@ import Testing
             let image = try ImageDecoder().decode(contentsOf: source)
             let copy = try JPEGEncoder(quality: 75).encode(image.downscaled(toFit: max(image.width, image.height) / 2))
             try Data(copy).write(to: folder.appending(path: "phone/small-\(name)"))
+        }
+        // Photos that state when and where they were taken (Paris, Tokyo, Sydney, New York, Kyoto),
+        // for the timeline and the place facets.
+        let metadata = packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/metadata")
+        for name in ["jpeg-full.jpg", "png-exif.png", "webp-exif.webp", "tiff-digitized.tif", "sidecar.jpg", "sidecar.jpg.xmp"] {
+            try manager.copyItem(at: metadata.appending(path: name), to: folder.appending(path: "camera/\(name)"))
         }
         let imagenet = packageRoot.deletingLastPathComponent().appending(path: "shared/data/imagenet-calib")
         guard let names = try? manager.contentsOfDirectory(atPath: imagenet.path).filter({ $0.hasSuffix(".JPEG") }).sorted(),

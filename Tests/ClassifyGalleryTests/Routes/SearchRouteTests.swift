@@ -40,6 +40,43 @@ import Testing
         }
     }
 
+    /// The library is a timeline: a heading where each month starts, a year/month bar whose links
+    /// go to the page and heading of each month, and date and place facets that narrow the search.
+    @Test func theLibraryIsATimelineWithDateAndPlaceFacets() async throws {
+        try await withGallery { fixture, client in
+            let html = try await client.get("/").text
+            // Five photos state no date (their file times are in June 2025); golden.jpg was taken in June 2023.
+            #expect(html.contains(#"<li class="month-heading" id="m-2025-06"><h2>June 2025</h2></li>"#), "\(html)")
+            #expect(html.contains(#"<li class="month-heading" id="m-2023-06"><h2>June 2023</h2></li>"#))
+            let newest = try #require(html.range(of: "id=\"m-2025-06\"")), oldest = try #require(html.range(of: "id=\"m-2023-06\""))
+            let golden = try #require(html.range(of: "/images/\(fixture.id("golden.jpg"))\""))
+            #expect(newest.lowerBound < oldest.lowerBound && oldest.upperBound < golden.lowerBound)
+            #expect(html.contains(#"<a class="year" href="/#m-2025-06">2025</a><a class="month" href="/#m-2025-06" title="June 2025: 5 photos">Jun</a>"#))
+            #expect(html.contains(#"<a class="month" href="/#m-2023-06" title="June 2023: 1 photo">Jun</a>"#))
+            // Years and places: each a link that adds a term; a facet every photo shares is left out.
+            #expect(html.contains("<h2>Taken</h2>") && html.contains("<h2>Places</h2>"))
+            #expect(html.contains(#"<a href="/?q=taken%3A2023"><span>2023</span><span class="count">1</span></a>"#), "\(html)")
+            #expect(html.contains(#"<a href="/?q=country%3Afr"><span>France</span>"#) || html.contains(#"<a href="/?q=country%3Afr"><span>FR</span>"#))
+            let place = try await client.get("/?q=country:fr").text
+            #expect(place.contains("1 photo ·") && place.contains("/images/\(fixture.id("golden.jpg"))\""))
+            // A later page of the timeline: the bar's links say which page each month starts on.
+            let second = try await client.get("/?limit=2&page=2").text
+            #expect(second.contains(#"href="/?limit=2&amp;page=3#m-2023-06""#), "\(second)")
+            // Sorted another way, or searched by score, the grid has no month headings.
+            #expect(!(try await client.get("/?sort=path").text.contains("month-heading")))
+            #expect(!(try await client.get("/?q=dog").text.contains("month-heading")))
+        }
+    }
+
+    @Test func plainWordsSayHowTheyWereRead() async throws {
+        try await withGallery { fixture, client in
+            let html = try await client.get("/?q=paris%202023").text
+            #expect(html.contains("1 photo ·") && html.contains("/images/\(fixture.id("golden.jpg"))\""), "\(html)")
+            let api = try await client.get("/api/search?q=dog%20white").object
+            #expect(api["notes"] == nil && (api["total"] as? Int ?? 0) >= 1)
+        }
+    }
+
     @Test func unknownLabelSuggestsCloseNamesAsLinks() async throws {
         try await withGallery { _, client in
             let page = try await client.get("/?q=dgo%20grass")

@@ -114,6 +114,17 @@ struct BackendBehaviourTests {
         #expect(try found(["place:new-york"]) == trips("tiff-digitized.tif"))
         #expect(try found(["country:japan"]) == trips("png-exif.png", "sidecar.jpg"))
         #expect(try found(["country:fr"]) == trips("jpeg-full.jpg"))
+        // Plain words: places, years and months become the same filters on both backends; a month
+        // of a photo that states no date is its file time's, in this computer's time zone.
+        #expect(try found(["paris"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["new", "york"]) == trips("tiff-digitized.tif"))
+        #expect(try found(["japan"]) == trips("png-exif.png", "sidecar.jpg"))
+        #expect(try found(["2021"]) == trips("png-exif.png"))
+        #expect(try found(["june"]) == trips("jpeg-full.jpg"))
+        #expect(try found(["january"]) == [folder.path("home/cat.jpg")])
+        #expect(try found(["july", "2019"]) == trips("tiff-digitized.tif"))
+        #expect(try found(["cat", "in", "2024"]) == [folder.path("home/cat.jpg")])
+        #expect(try found(["cat", "in", "2023"]).isEmpty)
         // Newest taken first; the cat by its file time.
         #expect(try answers.searchPaths(["--sort", "taken"]) == [folder.path("home/cat.jpg")] + [
             "jpeg-full.jpg", "png-exif.png", "webp-exif.webp", "tiff-digitized.tif", "sidecar.jpg",

@@ -22,6 +22,8 @@ struct IndexAnswers {
         ["taken:2023"], ["after:2020", "before:2022"], ["taken:2016..2019-12"], ["taken:>=2024-01-01"], ["modified:2024-01-01"],
         ["camera:iphone"], ["camera:\"canon eos\""], ["lens:wide"], ["near:48.85,2.35,10km"], ["near:35,136,200km"],
         ["place:paris"], ["place:new-york"], ["country:japan"], ["country:fr"], ["--sort", "taken"],
+        ["paris"], ["new", "york"], ["japan"], ["2021"], ["june"], ["january"], ["july", "2019"], ["cat", "in", "2024"], ["cat", "in", "2023"],
+        ["red"], ["cat", "white"], ["color:1976D2"],
     ]
 
     /// Reads `database` with every command, for the photo folder whose files (absolute paths) are

@@ -347,7 +347,9 @@ import Testing
         #expect(try await fixture.paths("lant*") == ["lantern.jpg"])
         #expect(try await fixture.paths("röntgen") == ["tube.jpg"])
         #expect(try await fixture.paths("\"x ray\"") == ["tube.jpg"])
+        // A year, but free text finds it in a label's name: the label, with a note.
         #expect(try await fixture.paths("2000") == ["tube.jpg"])
+        #expect(try await fixture.search("2000").notes == ["'2000' is searched as a label; for photos taken in 2000, write taken:2000."])
         #expect(try await fixture.paths("200*") == ["tube.jpg"])
         // `golden` names golden_retriever (a synonym); `gold*` also finds Golden Gate.
         #expect(try await fixture.paths("golden") == ["golden1.jpg"])

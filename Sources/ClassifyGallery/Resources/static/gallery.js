@@ -127,7 +127,8 @@
         const response = await fetch(next.href, { headers: { Accept: "text/html" } });
         if (!response.ok) throw new Error(response.statusText);
         const page = new DOMParser().parseFromString(await response.text(), "text/html");
-        grid.append(...page.querySelectorAll("#grid > li"));
+        // A month that goes on from the page before keeps its one heading.
+        grid.append(...[...page.querySelectorAll("#grid > li")].filter((item) => !item.id || !document.getElementById(item.id)));
         const following = page.getElementById("next-page");
         if (following) next.href = following.href; else next.remove();
         const text = page.querySelector(".pager span");

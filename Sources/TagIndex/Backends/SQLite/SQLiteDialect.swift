@@ -41,6 +41,12 @@ package struct SQLiteDialect: SQLDialect {
         "\(column) LIKE \(binder.bind(pattern)) ESCAPE '\\'"
     }
 
+    /// SQLite's `localtime` is the C library's, which follows the same `TZ` as Foundation's
+    /// `TimeZone.current`.
+    package func localYearMonth(ofMicroseconds microseconds: String, _ binder: SQLBinder) -> String {
+        "strftime('%Y-%m', \(microseconds) / 1000000, 'unixepoch', 'localtime')"
+    }
+
     package func noLabelPasses(imageID: String, thresholds: [Int64: Int], _ binder: SQLBinder) -> String {
         guard let passesFunction else { preconditionFailure("a calibrated untagged search registers its function first") }
         return "NOT EXISTS (SELECT 1 FROM image_labels AS il WHERE il.image_id = \(imageID) AND \(passesFunction)(il.packed))"

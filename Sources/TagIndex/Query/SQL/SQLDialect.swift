@@ -51,6 +51,10 @@ package protocol SQLDialect: Sendable {
     /// A predicate: no label of the image `imageID` reaches its calibrated threshold (`untagged`
     /// under a calibrated filter).
     func noLabelPasses(imageID: String, thresholds: [Int64: Int], _ binder: SQLBinder) -> String
+
+    /// `YYYY-MM` text of the month, in this computer's time zone, of `microseconds` since 1970 (a
+    /// file time).
+    func localYearMonth(ofMicroseconds microseconds: String, _ binder: SQLBinder) -> String
 }
 
 /// A value bound to a statement.

@@ -92,6 +92,13 @@ package struct SearchFilters {
                         + " AND " + fileTime.joined(separator: " AND ") + "))")
             }
         }
+        if !filters.takenMonths.isEmpty {
+            let months = filters.takenMonths.sorted()
+            func among(_ month: String) -> String { "\(month) IN (" + months.map { binder.bind($0) }.joined(separator: ", ") + ")" }
+            conditions.append(
+                "(" + metadata(among("CAST(substr(m.taken_local, 6, 2) AS INTEGER)")) + " OR (NOT " + metadata("m.taken_local IS NOT NULL")
+                    + " AND " + among("CAST(substr(\(dialect.localYearMonth(ofMicroseconds: "i.mtime", binder)), 6, 2) AS INTEGER)") + "))")
+        }
         if let camera = filters.camera {
             conditions.append(metadata(dialect.likeIgnoringCase(
                 "(COALESCE(m.camera_make, '') || ' ' || COALESCE(m.camera_model, ''))", pattern: Self.containing(camera), binder)))
