@@ -51,7 +51,12 @@ public struct PlaceNameDirectory: PlaceNameResolver {
     private func named(exactly name: String, countryCodes: Bool) -> PlaceWord? {
         guard let places = try? PlaceDirectory.shared() else { return nil }
         var matches: [PlaceMatch] = []
-        let towns = (countryCodes ? places.places(named: name) : places.places(officiallyNamed: name)).prefix(Self.maximumPlaces)
+        var towns = (countryCodes ? places.places(named: name) : places.places(officiallyNamed: name)).prefix(Self.maximumPlaces)
+        if !countryCodes, places.country(named: name) != nil || !places.regions(named: name).isEmpty {
+            // A plain word that names a country or a state means it, not its small namesakes
+            // (italy is not Italy, Texas); a city of the same name stays (luxembourg, singapore).
+            towns = towns.filter { $0.population >= PlaceWord.prominentPopulation }
+        }
         if !towns.isEmpty {
             matches.append(.places(towns.map(\.id)))
             // The areas of the larger towns of that name (a hamlet's own id is enough).

@@ -35,7 +35,9 @@ struct SearchController: Sendable {
     /// Countries and towns listed beside the grid, at most.
     static let placeFacetCount = 8
 
-    func run(_ request: SearchRequest, facets: Int = facetCount) async throws -> Outcome {
+    /// Runs `request`; `whenAndWhere` adds the months, countries and towns of the result set (for
+    /// the page's facets and timeline bar; the JSON API leaves them out).
+    func run(_ request: SearchRequest, facets: Int = facetCount, whenAndWhere wanted: Bool = false) async throws -> Outcome {
         try await services.read { index in
             let started = ContinuousClock.now
             let query = try await request.query(facets: facets, index: index)
@@ -48,7 +50,9 @@ struct SearchController: Sendable {
             }, uniquingKeysWith: { first, _ in first })
             // The facets beside the first page; the timeline's bar on each of its pages (a jump lands on any).
             let isTimeline = request.effectiveSort == .taken && request.color == nil
-            let whenAndWhere = facets > 0 || isTimeline ? try await index.whenAndWhere(query, places: Self.placeFacetCount) : nil
+            let whenAndWhere = wanted && (facets > 0 || isTimeline)
+                ? try await services.whenAndWhere.value(for: query) { try await index.whenAndWhere(query, places: Self.placeFacetCount) }
+                : nil
             let milliseconds = (ContinuousClock.now - started).milliseconds
             return Outcome(page: page, labels: labels, metadata: metadata, milliseconds: milliseconds, whenAndWhere: whenAndWhere)
         }
@@ -58,7 +62,7 @@ struct SearchController: Sendable {
         let search = try SearchRequest(QueryParameters(request.uri.query), defaultLimit: Self.pageSize)
         do {
             // Facets sit beside the first page; later pages (infinite scrolling) only add tiles.
-            let outcome = try await run(search, facets: search.page == 1 ? Self.facetCount : 0)
+            let outcome = try await run(search, facets: search.page == 1 ? Self.facetCount : 0, whenAndWhere: true)
             return services.pages.response("search", SearchView(search: search, outcome: outcome))
         } catch {
             let problem = GalleryError.from(error)

@@ -13,6 +13,8 @@ final class GalleryServices: Sendable {
     let fileWork: BlockingWork
     let pages: PageRenderer
     let duplicates: DuplicateGroupsCache
+    /// The timeline's and facets' month and place counts of recent searches.
+    let whenAndWhere = WhenAndWhereCache()
 
     init(configuration: GalleryConfiguration) async throws {
         index = try await GalleryIndex(
