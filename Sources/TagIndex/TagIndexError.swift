@@ -52,7 +52,7 @@ public enum TagIndexError: Error, Sendable, Equatable, CustomStringConvertible {
                 message += "; did you mean " + suggestions.map { "'\($0)'" }.joined(separator: ", ") + "?"
             }
             // A town, state or country is searched with place: (a word is a label first).
-            if let names = PlaceNames.current, !names.matches(forPlaceNamed: term).isEmpty {
+            if let names = PlaceNames.current, names.place(forWord: term.lowercased()) != nil {
                 message += (suggestions.isEmpty ? ". " : " ") + "To search photos taken there, write place:\(term.contains(" ") ? "\"\(term)\"" : term)."
             }
             return message

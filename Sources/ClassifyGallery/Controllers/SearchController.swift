@@ -40,7 +40,7 @@ struct SearchController: Sendable {
     func run(_ request: SearchRequest, facets: Int = facetCount, whenAndWhere wanted: Bool = false) async throws -> Outcome {
         try await services.read { index in
             let started = ContinuousClock.now
-            let query = try await request.query(facets: facets, index: index)
+            let query = try await request.query(facets: facets, index: index, places: services.places)
             let page = if let color = request.color { try await index.search(color: color, query: query) } else { try await index.search(query) }
             let labels = try await index.labels(forImageIDs: page.hits.map(\.imageID))
             let stored = try await index.metadata(forImageIDs: page.hits.map(\.imageID))

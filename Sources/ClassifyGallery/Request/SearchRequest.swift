@@ -53,8 +53,8 @@ struct SearchRequest: Sendable {
     var effectiveSort: Sort { sort ?? (text.isEmpty && color == nil ? .taken : .score) }
 
     /// The index query (parse errors are thrown as ``QuerySyntaxError``).
-    func query(facets: Int, index: any IndexBackend) async throws -> Query {
-        var query = try Query(parsing: text)
+    func query(facets: Int, index: any IndexBackend, places: (any PlaceNameResolver)? = PlaceNames.current) async throws -> Query {
+        var query = try Query(parsing: text, places: places)
         query.page = page
         query.limit = limit
         query.facetCount = color == nil ? facets : 0

@@ -1,3 +1,4 @@
+import ClassifyIndexing
 import Foundation
 import TagIndex
 
@@ -31,6 +32,9 @@ public struct GalleryConfiguration: Sendable {
     /// How long a request waits for a PostgreSQL server before answering 503 (default 60 s: a
     /// near-duplicate scan of a large index takes seconds; a server cut from the network never answers).
     public var databaseDeadline: Duration = .seconds(60)
+    /// Place names in the search box (`paris`, `place:paris`): the program's installed resolver,
+    /// else the places file's (`PlaceNameDirectory`); nil searches places by position only.
+    public var places: (any PlaceNameResolver)? = PlaceNames.current ?? PlaceNameDirectory()
 
     /// A configuration for the SQLite file at `databaseURL` on 127.0.0.1:8080 with the default cache folder.
     ///

@@ -1,8 +1,6 @@
-import ClassifyIndexing
 import Foundation
 import Hummingbird
 import Logging
-import TagIndex
 
 /// The local web gallery over an index: search page, photo pages, near-duplicates, labels,
 /// statistics and a JSON API, on Hummingbird, over a SQLite or a PostgreSQL index. It only reads
@@ -25,8 +23,6 @@ public struct GalleryServer: Sendable {
     public init(configuration: GalleryConfiguration) async throws {
         self.configuration = configuration
         services = try await GalleryServices(configuration: configuration)
-        // Place names in the search box (`paris`, `place:paris`), unless the program chose a resolver.
-        if PlaceNames.current == nil { PlaceNames.install(PlaceNameDirectory()) }
     }
 
     /// The routes, with the protective headers and error pages on every response.

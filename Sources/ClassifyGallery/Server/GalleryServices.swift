@@ -15,6 +15,8 @@ final class GalleryServices: Sendable {
     let duplicates: DuplicateGroupsCache
     /// The timeline's and facets' month and place counts of recent searches.
     let whenAndWhere = WhenAndWhereCache()
+    /// Place names in the search box.
+    let places: (any PlaceNameResolver)?
 
     init(configuration: GalleryConfiguration) async throws {
         index = try await GalleryIndex(
@@ -22,6 +24,7 @@ final class GalleryServices: Sendable {
             work: BlockingWork(width: configuration.concurrency, label: "classify-gallery.database"),
             connections: configuration.concurrency, deadline: configuration.databaseDeadline)
         roots = configuration.roots
+        places = configuration.places
         fileWork = BlockingWork(width: configuration.concurrency, label: "classify-gallery.images")
         renditions = RenditionStore(directory: configuration.cacheDirectory, work: fileWork)
         pages = try PageRenderer()

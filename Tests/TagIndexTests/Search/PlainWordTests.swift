@@ -16,6 +16,7 @@ import Testing
             "jersey": PlaceWord(matches: [.country("JE")], name: "Jersey", isProminent: true),
             "china": PlaceWord(matches: [.country("CN")], name: "China", isProminent: true),
             "kitchen": PlaceWord(matches: [.places([1])], name: "Kitchen, United States", isProminent: false),
+            "dgo": PlaceWord(matches: [.places([2])], name: "Dgo, Nowhere", isProminent: false),
             "new york": PlaceWord(matches: [.region(countryCode: "US", admin1Code: "NY")], name: "New York, United States", isProminent: true),
         ]
         func matches(forPlaceNamed name: String) -> [PlaceMatch] { Self.words[name.lowercased()]?.matches ?? [] }
@@ -135,7 +136,9 @@ import Testing
             }
         }
         // A word that is nothing at all is still an unknown label with suggestions.
-        await #expect(throws: TagIndexError.self) { try await index.search(try Self.query("dgo 2019")) }
+        await #expect(throws: TagIndexError.self) { try await index.search(try Self.query("dgi 2019")) }
+        // A typo that is a hamlet's name searches the hamlet and says which labels it is close to.
+        #expect(try await index.search(try Self.query("dgo")).notes == ["'dgo' is searched as a place (Dgo, Nowhere); for a label, did you mean 'dog'?"])
     }
 
     @Test func theStaticWordsAreRead() {
