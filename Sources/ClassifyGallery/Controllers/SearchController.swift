@@ -156,7 +156,8 @@ struct SearchView: PageView {
         // Scores mean something for a query or a color, not for the whole library by date.
         let showsScores = search.effectiveSort == .score && !search.text.isEmpty || search.color != nil
         tiles = page.hits.map { hit in
-            Tile(hit, labels: outcome.labels[hit.imageID] ?? [], badge: showsScores ? LabelText.confidence(hit.score) : "")
+            // A search of plain words that were all filters (`paris 2019`) scores nothing.
+            Tile(hit, labels: outcome.labels[hit.imageID] ?? [], badge: showsScores && hit.score > 0 ? LabelText.confidence(hit.score) : "")
         }
         // A label every result carries would not narrow anything.
         facets = page.facets.filter { $0.count < page.totalCount }.prefix(12).map { facet in

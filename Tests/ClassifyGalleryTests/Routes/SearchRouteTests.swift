@@ -72,6 +72,7 @@ import Testing
         try await withGallery { fixture, client in
             let html = try await client.get("/?q=paris%202023").text
             #expect(html.contains("1 photo ·") && html.contains("/images/\(fixture.id("golden.jpg"))\""), "\(html)")
+            #expect(!html.contains(#"class="badge""#), "nothing was scored")
             let api = try await client.get("/api/search?q=dog%20white").object
             #expect(api["notes"] == nil && (api["total"] as? Int ?? 0) >= 1)
         }
