@@ -77,4 +77,23 @@ extension PhotoMetadataReader {
     public func fields(_ metadata: IndexedMetadata?, modified: Date?) -> MetadataFields {
         MetadataFields(metadata, modified: modified, place: placeOutput)
     }
+
+    /// The JSON metadata fields of one stored image (see ``fields(_:modified:)``), through the
+    /// shared places file only when there is a place to name.
+    ///
+    /// Usage: `let fields = PhotoMetadataReader.output(stored, modified: image.modificationTime)`
+    public static func output(_ metadata: IndexedMetadata?, modified: Date?) -> MetadataFields {
+        (metadata?.place == nil ? PhotoMetadataReader(places: nil) : .shared).fields(metadata, modified: modified)
+    }
+
+    /// The JSON metadata fields of each hit of a search page, by image id: its stored metadata, its
+    /// file time standing in for a date it does not state (failed files have none).
+    ///
+    /// Usage: `let fields = PhotoMetadataReader.output(for: page.hits, stored: try await index.metadata(forImageIDs: ids))`
+    public static func output(for hits: [SearchHit], stored: [Int64: IndexedMetadata]) -> [Int64: MetadataFields] {
+        let reader = stored.values.contains { $0.place != nil } ? PhotoMetadataReader.shared : PhotoMetadataReader(places: nil)
+        return Dictionary(hits.map { hit in
+            (hit.imageID, reader.fields(stored[hit.imageID], modified: hit.failureStage == nil ? hit.modificationTime : nil))
+        }, uniquingKeysWith: { first, _ in first })
+    }
 }

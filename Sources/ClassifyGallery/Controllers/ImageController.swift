@@ -61,8 +61,7 @@ struct ImageController: Sendable {
             let colors = try await index.dominantColors(forPath: image.path)
             let faces = try await index.faces(forPath: image.path)
             let stored = try await index.metadata(forPath: image.path)
-            let reader = stored == nil ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared
-            let metadata = reader.fields(stored, modified: image.failureStage == nil ? image.modificationTime : nil)
+            let metadata = PhotoMetadataReader.output(stored, modified: image.failureStage == nil ? image.modificationTime : nil)
             var similar: SearchPage?
             var duplicates: DuplicateGroup?
             if image.hasFeaturePrint && similarCount > 0 {

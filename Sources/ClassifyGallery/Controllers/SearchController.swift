@@ -44,10 +44,7 @@ struct SearchController: Sendable {
             let page = if let color = request.color { try await index.search(color: color, query: query) } else { try await index.search(query) }
             let labels = try await index.labels(forImageIDs: page.hits.map(\.imageID))
             let stored = try await index.metadata(forImageIDs: page.hits.map(\.imageID))
-            let reader = stored.isEmpty ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared
-            let metadata = Dictionary(page.hits.map { hit in
-                (hit.imageID, reader.fields(stored[hit.imageID], modified: hit.failureStage == nil ? hit.modificationTime : nil))
-            }, uniquingKeysWith: { first, _ in first })
+            let metadata = PhotoMetadataReader.output(for: page.hits, stored: stored)
             // The facets beside the first page; the timeline's bar on each of its pages (a jump lands on any).
             let isTimeline = request.effectiveSort == .taken && request.color == nil
             let whenAndWhere = wanted && (facets > 0 || isTimeline)

@@ -109,10 +109,7 @@ struct SearchCommand: AsyncParsableCommand {
     /// The page as one JSON object, each hit with its ten most confident labels and its date
     /// taken, position, camera and place.
     private func printJSON(_ result: SearchPage, text: String, labels: [Int64: [ImageLabel]], metadata: [Int64: IndexedMetadata]) throws {
-        let reader = metadata.isEmpty ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared
-        let fields = Dictionary(result.hits.map { hit in
-            (hit.imageID, reader.fields(metadata[hit.imageID], modified: hit.failureStage == nil ? hit.modificationTime : nil))
-        }, uniquingKeysWith: { first, _ in first })
+        let fields = PhotoMetadataReader.output(for: result.hits, stored: metadata)
         try Terminal.json(JSONOutput.encode(SearchOutput(page: result, query: text, labels: labels, metadata: fields)))
     }
 

@@ -56,7 +56,7 @@ struct ShowCommand: AsyncParsableCommand {
         let added = Dictionary(corrections.filter { $0.kind == .added }.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let removed = corrections.filter { $0.kind == .removed }
         let stamp = ISO8601DateFormatter()
-        let fields = (metadata == nil ? PhotoMetadataReader(places: nil) : PhotoMetadataReader.shared).fields(metadata, modified: image.failureStage == nil ? image.modificationTime : nil)
+        let fields = PhotoMetadataReader.output(metadata, modified: image.failureStage == nil ? image.modificationTime : nil)
         if format == .json {
             var output = ImageOutput(image: image, labels: labels, top: top, corrections: corrections, faces: faces)
             output.setMetadata(fields)
