@@ -163,8 +163,9 @@ struct SearchView: PageView {
                 url: search.link(text: (search.text + " " + facet.identifier).trimmingCharacters(in: .whitespaces)))
         }
         let milliseconds = outcome.milliseconds < 10 ? String(format: "%.1f", outcome.milliseconds) : String(format: "%.0f", outcome.milliseconds)
-        // Newest taken first: the grid is a timeline, with a heading where each month starts.
-        if search.effectiveSort == .taken && search.color == nil {
+        // Newest taken first (asked for, or a search of plain words that left nothing to score):
+        // a heading where each month starts; the library's timeline also gets its bar.
+        if page.order == .taken && search.color == nil {
             var previous: String?
             var headed: Set<String> = []
             for (position, hit) in page.hits.enumerated() {
@@ -174,7 +175,9 @@ struct SearchView: PageView {
                     tiles[position].heading = Tile.Heading(id: "m-" + month, title: title)
                 }
             }
-            if let whenAndWhere = outcome.whenAndWhere { timeline = Self.timeline(whenAndWhere.months, search: search) }
+            if search.effectiveSort == .taken, let whenAndWhere = outcome.whenAndWhere {
+                timeline = Self.timeline(whenAndWhere.months, search: search)
+            }
         }
         if let whenAndWhere = outcome.whenAndWhere, page.page == 1 {
             takenFacets = Self.takenFacets(whenAndWhere.months, total: page.totalCount, search: search)

@@ -80,6 +80,9 @@ public struct SearchPage: Sendable, Hashable {
     /// How the search read words that mean two things, and how to ask for the other meaning
     /// (`'orange' is searched as a label; to rank by the color, write color:orange.`).
     public var notes: [String] = []
+    /// The order the hits are in: the query's, or newest taken first where the plain words left
+    /// nothing to score (`paris 2019`).
+    public var order: SortOrder = .confidence
 
     /// Number of pages.
     ///

@@ -31,6 +31,7 @@ extension SQLiteIndex {
                     let (searcher, notes) = try Searcher.reading(db: db, taxonomy: taxonomy(db), query: query)
                     var page = try searcher.query.color.map { try searcher.rankByColor($0) } ?? searcher.run()
                     page.notes = notes
+                    page.order = searcher.query.color == nil ? searcher.query.sort : .confidence
                     return page
                 }
             }

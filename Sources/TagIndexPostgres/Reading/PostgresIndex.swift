@@ -79,6 +79,7 @@ public final class PostgresIndex: Sendable {
             try await search(read: query, taxonomy, lookup)
         }
         page.notes = notes
+        page.order = query.color == nil ? query.sort : .confidence
         return page
     }
 

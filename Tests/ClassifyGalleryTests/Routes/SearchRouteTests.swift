@@ -73,6 +73,8 @@ import Testing
             let html = try await client.get("/?q=paris%202023").text
             #expect(html.contains("1 photo ·") && html.contains("/images/\(fixture.id("golden.jpg"))\""), "\(html)")
             #expect(!html.contains(#"class="badge""#), "nothing was scored")
+            // Nothing to score: newest taken first, with month headings but no timeline bar.
+            #expect(html.contains(#"<li class="month-heading" id="m-2023-06"><h2>June 2023</h2></li>"#) && !html.contains(#"class="timeline""#))
             let api = try await client.get("/api/search?q=dog%20white").object
             #expect(api["notes"] == nil && (api["total"] as? Int ?? 0) >= 1)
         }

@@ -86,8 +86,10 @@ import Testing
         #expect(try await found("new york") == ["cabinet.jpg"])
         #expect(try await found("pictures of the dog at the beach").isEmpty)
         #expect(try await found("pictures of my dog").count == 2)
-        // Nothing left to score: newest taken first.
+        // Nothing left to score: newest taken first, and the page says so.
         #expect(try await found("2019") == ["orange.jpg", "dog-paris.jpg"])
+        #expect(try await index.search(try Self.query("2019")).order == .taken)
+        #expect(try await index.search(try Self.query("dog 2019")).order == .confidence)
     }
 
     @Test(arguments: Backend.allCases) func colorWordsRankByTheColor(backend: Backend) async throws {
