@@ -109,11 +109,13 @@ package struct PlainWordReading {
                     read.filters.places.append(place.word.matches)
                     if labels != nil {
                         notes.append("'\(word)' is searched as a place (\(place.word.name)); for the labels it names, write \"\(word)\".")
-                    } else if !place.word.isProminent, let close = try? Suggestions.closest(
-                        to: term.text, in: resolver.taxonomy, imageCounts: resolver.lookup.allImageCounts()), !close.isEmpty {
-                        // A typo can be a hamlet's name (`doge`): say which labels it is close to.
-                        notes.append("'\(word)' is searched as a place (\(place.word.name)); for a label, did you mean "
-                            + close.map { "'\($0)'" }.joined(separator: ", ") + "?")
+                    } else if !place.word.isProminent {
+                        // A small town is easy to name by accident (a first name, a typo: `doge`):
+                        // say which it is, and which labels the word is close to.
+                        let close = (try? Suggestions.closest(
+                            to: term.text, in: resolver.taxonomy, imageCounts: resolver.lookup.allImageCounts())) ?? []
+                        notes.append("'\(word)' is searched as a place (\(place.word.name))" + (close.isEmpty ? "." : "; for a label, did you mean "
+                            + close.map { "'\($0)'" }.joined(separator: ", ") + "?"))
                     }
                 }
             } else {

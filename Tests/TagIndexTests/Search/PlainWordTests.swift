@@ -17,6 +17,7 @@ import Testing
             "china": PlaceWord(matches: [.country("CN")], name: "China", isProminent: true),
             "kitchen": PlaceWord(matches: [.places([1])], name: "Kitchen, United States", isProminent: false),
             "dgo": PlaceWord(matches: [.places([2])], name: "Dgo, Nowhere", isProminent: false),
+            "zorra": PlaceWord(matches: [.places([3])], name: "Zorra, Nowhere", isProminent: false),
             "new york": PlaceWord(matches: [.region(countryCode: "US", admin1Code: "NY")], name: "New York, United States", isProminent: true),
         ]
         func matches(forPlaceNamed name: String) -> [PlaceMatch] { Self.words[name.lowercased()]?.matches ?? [] }
@@ -141,6 +142,9 @@ import Testing
         await #expect(throws: TagIndexError.self) { try await index.search(try Self.query("dgi 2019")) }
         // A typo that is a hamlet's name searches the hamlet and says which labels it is close to.
         #expect(try await index.search(try Self.query("dgo")).notes == ["'dgo' is searched as a place (Dgo, Nowhere); for a label, did you mean 'dog'?"])
+        // Any small town is named in a note (a first name can be one); a well-known place is not.
+        #expect(try await index.search(try Self.query("zorra")).notes == ["'zorra' is searched as a place (Zorra, Nowhere)."])
+        #expect(try await index.search(try Self.query("paris")).notes.isEmpty)
     }
 
     @Test func theStaticWordsAreRead() {
