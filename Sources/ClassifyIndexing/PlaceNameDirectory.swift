@@ -51,8 +51,10 @@ public struct PlaceNameDirectory: PlaceNameResolver {
     private func named(exactly name: String, countryCodes: Bool) -> PlaceWord? {
         guard let places = try? PlaceDirectory.shared() else { return nil }
         var matches: [PlaceMatch] = []
+        let regions = places.regions(named: name)
+        let country = places.country(named: name).flatMap { countryCodes || $0.code.lowercased() != name.lowercased() ? $0 : nil }
         var towns = (countryCodes ? places.places(named: name) : places.places(officiallyNamed: name)).prefix(Self.maximumPlaces)
-        if !countryCodes, places.country(named: name) != nil || !places.regions(named: name).isEmpty {
+        if !countryCodes, country != nil || !regions.isEmpty {
             // A plain word that names a country or a state means it, not its small namesakes
             // (italy is not Italy, Texas); a city of the same name stays (luxembourg, singapore).
             towns = towns.filter { $0.population >= PlaceWord.prominentPopulation }
@@ -65,9 +67,7 @@ public struct PlaceNameDirectory: PlaceNameResolver {
                     latitude: town.latitude, longitude: town.longitude, radiusKilometres: Self.radiusKilometres(population: town.population))))
             }
         }
-        let regions = places.regions(named: name)
         matches += regions.map { .region(countryCode: $0.countryCode, admin1Code: $0.admin1Code) }
-        let country = places.country(named: name).flatMap { countryCodes || $0.code.lowercased() != name.lowercased() ? $0 : nil }
         if let country { matches.append(.country(country.code)) }
         guard !matches.isEmpty else { return nil }
         let shown: String

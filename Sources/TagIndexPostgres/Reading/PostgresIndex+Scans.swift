@@ -140,7 +140,9 @@ extension PostgresIndex {
     /// keep, its values bound through the binder given; nil when it keeps all.
     func candidateSet(_ query: Query) async throws -> ((SQLBinder) -> String)? {
         guard query.expression != nil || query.filters.needsImageRow else { return nil }
-        let (taxonomy, lookup, _) = try await PostgresTaxonomy.load(session)
+        // The taxonomy `search` cached: a color search or the gallery's counts follow a search.
+        let (taxonomy, lookup, labelText) = try await PostgresTaxonomy.load(session, cached: taxonomyCache.withLock { $0 })
+        taxonomyCache.withLock { $0 = (taxonomy, labelText) }
         let query = try PlainWordReading(TermResolver(lookup: lookup, taxonomy: taxonomy)).read(query).query
         let total = try await session.all("SELECT COALESCE(MAX(id), 0) FROM images") { try $0.decode(Int64.self) }.first ?? 0
         let plan = try query.expression.map { try MatchPlanner(lookup: lookup, taxonomy: taxonomy, query: query).plan($0) } ?? .all
