@@ -116,17 +116,22 @@ extension Reliability {
             // an indexer stopping on those files, and three of those fail a file.
             let arguments = ["index", "--root", "library=\(folder.path)", "--db", database, "--jobs", "2", "--claim-size", "2", "--lease-seconds", "8"]
             var environment = ReliabilityProcess.environment(home: scratch.url)
-            // One dies in the middle of its third write, one right after its second commit, one runs on.
-            let plans = ["entry:3", "commit:2", nil]
-            let runs = try plans.map { plan in
+            // Two run at once and die: one in the middle of its third batch's write, one right
+            // after its second commit. On PostgreSQL a batch is one pass through `entry`, so
+            // between them they write at most five batches of the nine: each reaches its point
+            // whichever of them claims faster. A third, unarmed, then runs alongside the leases
+            // they left and must take them over once they expire.
+            let plans = ["entry:3", "commit:2"]
+            let killed = try plans.map { plan in
                 var armed = environment
                 armed["CLASSIFY_CRASH_AT"] = plan
                 return try ReliabilityProcess.start(arguments, scratch: scratch.url, environment: armed)
             }
-            let outcomes = runs.map { $0.wait(timeout: 900) }
-            for (plan, outcome) in zip(plans, outcomes) {
-                if plan == nil { #expect(outcome.exited(0), "\(outcome)") } else { #expect(outcome.signalled && outcome.status == SIGKILL, "\(plan!): \(outcome)") }
+            for (plan, outcome) in zip(plans, killed.map { $0.wait(timeout: 900) }) {
+                #expect(outcome.signalled && outcome.status == SIGKILL, "\(plan): \(outcome)")
             }
+            let survivor = try ReliabilityProcess.start(arguments, scratch: scratch.url, environment: environment).wait(timeout: 900)
+            #expect(survivor.exited(0), "\(survivor)")
             environment["CLASSIFY_CRASH_AT"] = nil
             let final = try ReliabilityProcess.start(arguments, scratch: scratch.url, environment: environment).wait(timeout: 900)
             #expect(final.exited(0), "\(final)")
