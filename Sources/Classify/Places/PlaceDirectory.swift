@@ -103,14 +103,21 @@ public final class PlaceDirectory: Sendable {
         let perDegree = Double(file.cellsPerDegree)
         let firstRow = max(0, Int(((latitude - latitudeSpan + 90) * perDegree).rounded(.down)))
         let lastRow = min(file.gridHeight - 1, Int(((latitude + latitudeSpan + 90) * perDegree).rounded(.down)))
-        var columns: [Int]
+        // The columns to look at, as at most two ranges (the second when the span wraps around
+        // the antimeridian).
+        var columnRanges: [ClosedRange<Int>]
         if longitudeSpan >= 180 {
-            columns = Array(0..<file.gridWidth)
+            columnRanges = [0...(file.gridWidth - 1)]
         } else {
             let first = Int(((longitude - longitudeSpan + 180) * perDegree).rounded(.down))
             let last = Int(((longitude + longitudeSpan + 180) * perDegree).rounded(.down))
-            // Wrap around the antimeridian.
-            columns = (first...last).map { ($0 % file.gridWidth + file.gridWidth) % file.gridWidth }
+            if first < 0 {
+                columnRanges = [0...last, (first + file.gridWidth)...(file.gridWidth - 1)]
+            } else if last >= file.gridWidth {
+                columnRanges = [first...(file.gridWidth - 1), 0...(last - file.gridWidth)]
+            } else {
+                columnRanges = [first...last]
+            }
         }
         let scale = PlacesFile.coordinateScale
         let kilometresPerDegree = PlaceRanking.earthRadiusKilometres * .pi / 180
@@ -121,38 +128,50 @@ public final class PlaceDirectory: Sendable {
 
         var best: (index: Int, pull: Double, distance: Double)?
         file.data.withUnsafeBytes { bytes in
-            let cells = file.offset(.cellStarts), latitudes = file.offset(.latitudes)
+            let latitudes = file.offset(.latitudes)
             let longitudes = file.offset(.longitudes), populations = file.offset(.populations)
             for row in firstRow...max(firstRow, lastRow) where row <= lastRow {
-                for column in columns {
-                    let cell = row * file.gridWidth + column
-                    let start = Int(bytes.littleEndianUInt32(cells + cell * 4))
-                    let end = Int(bytes.littleEndianUInt32(cells + cell * 4 + 4))
-                    guard start < end else { continue }
-                    for index in start..<end {
-                        let placeLatitude = bytes.littleEndianInt32(latitudes + index * 4)
-                        // Cheap rejection on latitude, then on a flat-map distance that never
-                        // overstates (east-west km at the band's smallest cosine), before any
-                        // trigonometry: most places of the cells are outside the circle.
-                        guard abs(placeLatitude &- queryLatitude) <= latitudeLimit else { continue }
-                        let placeLongitude = Double(bytes.littleEndianInt32(longitudes + index * 4)) / scale
-                        var longitudeDegrees = abs(placeLongitude - longitude)
-                        if longitudeDegrees > 180 { longitudeDegrees = 360 - longitudeDegrees }
-                        let northSouth = Double(placeLatitude &- queryLatitude) / scale * kilometresPerDegree
-                        let eastWest = longitudeDegrees * kilometresPerDegree * cosine
-                        guard northSouth * northSouth + eastWest * eastWest <= flatLimit else { continue }
-                        let distance = PlaceRanking.distanceKilometres(
-                            latitude: latitude, longitude: longitude, toLatitude: Double(placeLatitude) / scale,
-                            longitude: placeLongitude)
-                        guard distance <= radius else { continue }
-                        let population = Int(bytes.littleEndianUInt32(populations + index * 4))
-                        let pull = PlaceRanking.pull(population: population, distanceKilometres: distance)
-                        if let current = best,
-                            pull < current.pull || (pull == current.pull && (distance > current.distance || (distance == current.distance && index > current.index)))
-                        {
-                            continue
+                let rowCells = file.cells(inRow: row, in: bytes)
+                for columns in columnRanges {
+                    // The row's first stored cell at or after the range's first column.
+                    var low = rowCells.lowerBound, high = rowCells.upperBound
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if file.column(ofCell: middle, in: bytes) < columns.lowerBound { low = middle + 1 } else { high = middle }
+                    }
+                    var cell = low
+                    while cell < rowCells.upperBound {
+                        let column = file.column(ofCell: cell, in: bytes)
+                        guard column <= columns.upperBound else { break }
+                        let corner = file.origin(row: row, column: column)
+                        let start = file.firstPlace(ofCell: cell, in: bytes), end = file.firstPlace(ofCell: cell + 1, in: bytes)
+                        cell += 1
+                        for index in start..<end {
+                            let placeLatitude = corner.latitude + Int32(bytes.littleEndianUInt16(latitudes + index * 2))
+                            // Cheap rejection on latitude, then on a flat-map distance that never
+                            // overstates (east-west km at the band's smallest cosine), before any
+                            // trigonometry: most places of the cells are outside the circle.
+                            guard abs(placeLatitude &- queryLatitude) <= latitudeLimit else { continue }
+                            let placeLongitude = Double(corner.longitude + Int32(bytes.littleEndianUInt16(longitudes + index * 2))) / scale
+                            var longitudeDegrees = abs(placeLongitude - longitude)
+                            if longitudeDegrees > 180 { longitudeDegrees = 360 - longitudeDegrees }
+                            let northSouth = Double(placeLatitude &- queryLatitude) / scale * kilometresPerDegree
+                            let eastWest = longitudeDegrees * kilometresPerDegree * cosine
+                            guard northSouth * northSouth + eastWest * eastWest <= flatLimit else { continue }
+                            let distance = PlaceRanking.distanceKilometres(
+                                latitude: latitude, longitude: longitude, toLatitude: Double(placeLatitude) / scale,
+                                longitude: placeLongitude)
+                            guard distance <= radius else { continue }
+                            let population = PlacesFile.population(bytes.littleEndianUInt16(populations + index * 2))
+                            let pull = PlaceRanking.pull(population: population, distanceKilometres: distance)
+                            if let current = best,
+                                pull < current.pull
+                                    || (pull == current.pull && (distance > current.distance || (distance == current.distance && index > current.index)))
+                            {
+                                continue
+                            }
+                            best = (index, pull, distance)
                         }
-                        best = (index, pull, distance)
                     }
                 }
             }
@@ -170,33 +189,50 @@ public final class PlaceDirectory: Sendable {
         guard !key.isEmpty else { return [] }
         var indices: [Int] = []
         file.data.withUnsafeBytes { bytes in
-            let keys = file.offset(.nameKeys), pool = file.offset(.strings)
-            func compare(_ row: Int) -> Int {
-                // The high bit: the key is the ASCII name at this offset, lowercased.
-                let offset = bytes.littleEndianUInt32(keys + row * 8)
-                let lowercases = offset & PlacesFile.asciiLowercasedName != 0
-                let start = pool + Int(offset & ~PlacesFile.asciiLowercasedName)
+            let pool = file.offset(.strings)
+            // -1, 0 or 1 as the NUL-terminated string at pool offset `start` (A-Z lowercased when
+            // `lowercasing`) sorts before, with or after the key.
+            func compare(stringAt start: Int, lowercasing: Bool) -> Int {
                 var position = 0
                 while true {
                     var stored: UInt8 = start + position < bytes.count ? bytes[start + position] : 0
-                    if lowercases, (0x41...0x5A).contains(stored) { stored += 0x20 }
+                    if lowercasing, (0x41...0x5A).contains(stored) { stored += 0x20 }
                     let wanted: UInt8 = position < key.count ? key[position] : 0
                     if stored != wanted { return stored < wanted ? -1 : 1 }
                     if stored == 0 { return 0 }
                     position += 1
                 }
             }
-            var low = 0, high = file.nameKeyCount
-            while low < high {
-                let middle = (low + high) / 2
-                if compare(middle) < 0 { low = middle + 1 } else { high = middle }
+            // The rows of one sorted table whose key equals `key`, in table order.
+            func matches(count: Int, compare: (Int) -> Int, place: (Int) -> Int) {
+                var low = 0, high = count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if compare(middle) < 0 { low = middle + 1 } else { high = middle }
+                }
+                var row = low
+                while row < count, compare(row) == 0 {
+                    let index = place(row)
+                    if index < file.placeCount { indices.append(index) }
+                    row += 1
+                }
             }
-            var row = low
-            while row < file.nameKeyCount, compare(row) == 0 {
-                let index = Int(bytes.littleEndianUInt32(keys + row * 8 + 4))
-                if index < file.placeCount { indices.append(index) }
-                row += 1
-            }
+            // Places whose key is their ASCII name lowercased: the table holds place rows.
+            let nameRows = file.offset(.nameRows), names = file.offset(.names)
+            func nameRow(_ row: Int) -> Int { bytes.littleEndianUInt24(nameRows + row * 3) }
+            matches(
+                count: file.nameRowCount,
+                compare: { row in
+                    let index = nameRow(row)
+                    guard index < file.placeCount else { return 1 }
+                    return compare(stringAt: pool + bytes.littleEndianUInt24(names + index * 3), lowercasing: true)
+                }, place: nameRow)
+            // Every other key: a string of the pool and a place row.
+            let keys = file.offset(.nameKeys)
+            matches(
+                count: file.nameKeyCount,
+                compare: { row in compare(stringAt: pool + bytes.littleEndianUInt24(keys + row * 6), lowercasing: false) },
+                place: { row in bytes.littleEndianUInt24(keys + row * 6 + 3) })
         }
         var seen = Set<Int>()
         return indices.filter { seen.insert($0).inserted }.map(place(at:)).sorted {
@@ -225,24 +261,26 @@ public final class PlaceDirectory: Sendable {
     package func place(at index: Int) -> Place {
         let file = self.file
         return file.data.withUnsafeBytes { bytes in
-            let admin1Row = Int(bytes.littleEndianUInt16(file.offset(.admin1Indices) + index * 2))
-            let zoneRow = Int(bytes.littleEndianUInt16(file.offset(.timeZoneIndices) + index * 2))
-            let countryRow = Int(bytes[file.offset(.countryIndices) + index])
-            let country = countryRow < file.countryCount ? Self.country(at: countryRow, in: file) : Country(code: "", name: "")
+            let regions = bytes.littleEndianUInt24(file.offset(.regions) + index * 3)
+            let admin1Row = regions & 0xFFF, zoneRow = regions >> 12
+            var country = Country(code: "", name: "")
             var admin1Code = "", admin1Name = ""
             if admin1Row < file.admin1Count {
                 let row = file.offset(.admin1) + admin1Row * 12
+                let countryRow = Int(bytes.littleEndianUInt16(row))
+                if countryRow < file.countryCount { country = Self.country(at: countryRow, in: file) }
                 admin1Code = file.string(at: Int(bytes.littleEndianUInt32(row + 4)), in: bytes)
                 admin1Name = file.string(at: Int(bytes.littleEndianUInt32(row + 8)), in: bytes)
             }
             let zone = zoneRow < file.timeZoneCount
                 ? file.string(at: Int(bytes.littleEndianUInt32(file.offset(.timeZones) + zoneRow * 4)), in: bytes) : ""
+            let coordinates = file.coordinates(ofPlace: index, in: bytes)
             return Place(
-                id: Int(bytes.littleEndianUInt32(file.offset(.ids) + index * 4)),
-                name: file.string(at: Int(bytes.littleEndianUInt32(file.offset(.names) + index * 4)), in: bytes),
-                latitude: Double(bytes.littleEndianInt32(file.offset(.latitudes) + index * 4)) / PlacesFile.coordinateScale,
-                longitude: Double(bytes.littleEndianInt32(file.offset(.longitudes) + index * 4)) / PlacesFile.coordinateScale,
-                population: Int(bytes.littleEndianUInt32(file.offset(.populations) + index * 4)),
+                id: bytes.littleEndianUInt24(file.offset(.ids) + index * 3),
+                name: file.string(at: bytes.littleEndianUInt24(file.offset(.names) + index * 3), in: bytes),
+                latitude: Double(coordinates.latitude) / PlacesFile.coordinateScale,
+                longitude: Double(coordinates.longitude) / PlacesFile.coordinateScale,
+                population: PlacesFile.population(bytes.littleEndianUInt16(file.offset(.populations) + index * 2)),
                 countryCode: country.code, countryName: country.name, admin1Code: admin1Code,
                 admin1Name: admin1Name.isEmpty ? nil : admin1Name, timeZoneIdentifier: zone)
         }
@@ -263,11 +301,11 @@ extension PlaceDirectory {
     ///
     /// Usage: `let name = places.place(withID: stored.id)?.name`
     public func place(withID id: Int) -> Place? {
-        guard let wanted = UInt32(exactly: id) else { return nil }
+        guard id >= 0, id < 1 << 24 else { return nil }
         let file = self.file
         let row: Int? = file.data.withUnsafeBytes { bytes in
             let start = file.offset(.ids)
-            for index in 0..<file.placeCount where bytes.littleEndianUInt32(start + index * 4) == wanted { return index }
+            for index in 0..<file.placeCount where bytes.littleEndianUInt24(start + index * 3) == id { return index }
             return nil
         }
         return row.map(place(at:))
@@ -296,6 +334,6 @@ extension PlaceDirectory {
 
     /// The population of row `index`, without building a ``Place`` (for tests and tools).
     package func population(at index: Int) -> Int {
-        file.data.withUnsafeBytes { Int($0.littleEndianUInt32(file.offset(.populations) + index * 4)) }
+        file.data.withUnsafeBytes { PlacesFile.population($0.littleEndianUInt16(file.offset(.populations) + index * 2)) }
     }
 }

@@ -136,6 +136,62 @@ struct PlaceDirectoryTests {
         #expect(PlaceRanking.distanceKilometres(latitude: 49.12807, longitude: -1.09357, toLatitude: village.latitude, longitude: village.longitude) < 0.01)
     }
 
+    // MARK: The file
+
+    @Test func everyPlaceLiesInItsOwnGridCellAndFindsItsNameRow() throws {
+        // Coordinates are stored relative to their cell's corner: decoding with the wrong cell
+        // would move a place by half a degree or more. Every 37th place, all over the grid.
+        let places = try Self.places()
+        var wrong: [String] = []
+        for index in stride(from: 0, to: places.count, by: 37) {
+            let place = places.place(at: index)
+            let cellRow = Int(((place.latitude + 90) * 2).rounded(.down)), cellColumn = Int(((place.longitude + 180) * 2).rounded(.down))
+            let expected = places.file.data.withUnsafeBytes { places.file.gridPosition(ofPlace: index, in: $0) }
+            if (min(cellRow, 359), min(cellColumn, 719)) != (expected.row, expected.column) { wrong.append("\(place.name) (\(index))") }
+            if !places.places(named: place.name).contains(where: { $0.id == place.id }) { wrong.append("\(place.name) by name") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(20))")
+    }
+
+    @Test func populationsAreExactBelow4096AndCloseAbove() {
+        for population in [0, 1, 931, 4_095, 4_096, 99_999, 100_000, 100_001, 2_165_423, 24_874_500] {
+            var exponent = 0
+            while population >> exponent >= 1 << 12 { exponent += 1 }
+            let decoded = PlacesFile.population(UInt16(exponent << 12 | population >> exponent))
+            if population < 4_096 || population == 100_000 { #expect(decoded == population) }
+            #expect(decoded == population || (decoded < population && Double(population - decoded) < Double(population) / 2_048))
+        }
+    }
+
+    @Test func aDamagedFileIsAClearErrorNamingWhatIsWrong() throws {
+        let original = try Data(contentsOf: try #require(PlaceDirectory.candidateFiles().first { FileManager.default.isReadableFile(atPath: $0.path) }))
+        let folder = FileManager.default.temporaryDirectory.appending(path: "places-damaged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func reason(_ change: (inout Data) -> Void) -> String {
+            var data = original
+            change(&data)
+            let url = folder.appending(path: "places.bin")
+            try? data.write(to: url)
+            do {
+                _ = try PlaceDirectory(contentsOf: url)
+                return "loaded"
+            } catch {
+                return error.description
+            }
+        }
+        func word(_ offset: Int, _ data: Data) -> Int { Int(PlacesFile.uint32(data, at: offset)) }
+        let table = PlacesFile.headerSize - PlacesFile.Section.allCases.count * 8
+        let cells = word(table + PlacesFile.Section.cells.rawValue * 8, original)
+        #expect(reason { $0[8] = 1 }.contains("format version 1, this build reads 2"))
+        #expect(reason { $0 = $0.prefix(1_000_000) }.contains("lies outside the file"))
+        #expect(reason { $0 = Data("not a places file".utf8) }.contains("does not start with the places magic"))
+        // The fifth occupied cell starts at place 0: the cells are no longer ascending.
+        #expect(reason { data in for byte in 0..<4 { data[cells + 4 * 8 + 4 + byte] = 0 } }.contains("the grid cells are not ascending"))
+        // A column past the grid's width.
+        #expect(reason { data in data[cells] = 0xFF; data[cells + 1] = 0xFF }.contains("the grid cells are not ascending"))
+    }
+
     @Test func haversineDistances() {
         // One degree of latitude is 111.2 km; Paris to London is 344 km.
         #expect(abs(PlaceRanking.distanceKilometres(latitude: 0, longitude: 0, toLatitude: 1, longitude: 0) - 111.195) < 0.01)
