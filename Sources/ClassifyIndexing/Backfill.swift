@@ -12,9 +12,9 @@ import TagIndex
 ///     page: { after in try index.imagesWithoutFaces(after: after, limit: 64) },
 ///     localPath: { $0 }, write: { try index.addFaces($0) })
 /// ```
-struct Backfill<Found: Sendable>: Sendable {
+struct Backfill<Item: StoredContent, Found: Sendable>: Sendable {
     /// What one stored image holds, from its bytes; nil when they do not decode.
-    let find: @Sendable (StoredImageFile, _ bytes: [UInt8], _ localPath: String) -> Found?
+    let find: @Sendable (Item, _ bytes: [UInt8], _ localPath: String) -> Found?
     let decoder: ImageDecoder
     let jobs: Int
     /// Images read per page (and written per transaction).
@@ -25,7 +25,7 @@ struct Backfill<Found: Sendable>: Sendable {
     /// `write` says it changed. `localPath` maps a stored path to the file to read (nil: not under
     /// this run's folders, skipped). Stops early when the surrounding task is cancelled.
     func run(
-        page: (String?) async throws -> [StoredImageFile], localPath: @escaping @Sendable (String) -> String?,
+        page: (String?) async throws -> [Item], localPath: @escaping @Sendable (String) -> String?,
         write: ([Found]) async throws -> Int
     ) async throws -> Int {
         var after: String?
@@ -54,30 +54,60 @@ struct Backfill<Found: Sendable>: Sendable {
     }
 
     /// What `find` makes of one stored image, nil when its file cannot be read or has changed.
-    private func read(_ image: StoredImageFile, at localPath: String) -> Found? {
+    private func read(_ image: Item, at localPath: String) -> Found? {
         guard let bytes = try? decoder.readFile(at: URL(fileURLWithPath: localPath)), ContentHash.hex(of: bytes) == image.contentHash
         else { return nil }
         return find(image, bytes, localPath)
     }
 }
 
-extension Backfill where Found == FacesFound {
+extension Backfill where Item == StoredImageFile, Found == FacesFound {
     /// Finds the faces of images indexed without them (before faces were on by default, or with
-    /// `--no-faces`).
+    /// `--no-faces`), and describes them when given a recognizer.
     ///
-    /// Usage: `Backfill.faces(detector: detector, decoder: classifier.decoder, jobs: 2)`
-    static func faces(detector: FaceDetector, decoder: ImageDecoder, jobs: Int) -> Backfill {
+    /// Usage: `Backfill.faces(detector: detector, recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
+    static func faces(detector: FaceDetector, recognizer: FaceRecognizer?, decoder: ImageDecoder, jobs: Int) -> Backfill {
         Backfill(find: { image, bytes, _ in
             guard let result = try? detector.detect(data: bytes) else { return nil }
-            return FacesFound(path: image.path, contentHash: image.contentHash, faces: result.faces.map { face in
-                let box = face.pixelBoundingBox
-                return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence))
-            })
+            let descriptors = recognizer?.descriptors(for: result, decoding: bytes, with: decoder)
+            return FacesFound(path: image.path, contentHash: image.contentHash, faces: IndexedFace.faces(of: result, descriptors: descriptors))
         }, decoder: decoder, jobs: jobs)
     }
 }
 
-extension Backfill where Found == MetadataFound {
+extension Backfill where Item == StoredFaces, Found == FacesFound {
+    /// Describes the stored faces of images indexed before the index recognised people, from
+    /// their stored boxes (no detection, no classification).
+    ///
+    /// Usage: `Backfill.descriptors(recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
+    static func descriptors(recognizer: FaceRecognizer, decoder: ImageDecoder, jobs: Int) -> Backfill {
+        Backfill(find: { image, bytes, _ in
+            let boxes = image.faces.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+            let descriptors = recognizer.descriptors(for: boxes, width: image.width, height: image.height, decoding: bytes, with: decoder)
+            guard descriptors.count == image.faces.count else { return nil }
+            var faces = image.faces
+            for index in faces.indices { faces[index].descriptor = descriptors[index] ?? [] }
+            return FacesFound(path: image.path, contentHash: image.contentHash, faces: faces)
+        }, decoder: decoder, jobs: jobs)
+    }
+}
+
+extension IndexedFace {
+    /// The faces a detector found, as the index stores them, each with its descriptor from
+    /// `descriptors` (one per face, in the detector's order; a face without one gets an empty
+    /// descriptor, stored as zeros, so it is not described again); nil: recognition did not run.
+    ///
+    /// Usage: `let faces = IndexedFace.faces(of: found, descriptors: recognizer.descriptors(for: found, decoding: bytes, with: decoder))`
+    static func faces(of found: FaceDetectionResult, descriptors: [[Float]?]?) -> [IndexedFace] {
+        found.faces.enumerated().map { index, face in
+            let box = face.pixelBoundingBox
+            let descriptor = descriptors.map { index < $0.count ? $0[index] ?? [] : [] }
+            return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence), descriptor: descriptor)
+        }
+    }
+}
+
+extension Backfill where Item == StoredImageFile, Found == MetadataFound {
     /// Reads the date taken, position and camera of images indexed before the index stored them.
     /// The decode is the smallest the format allows (its metadata is the same at any size).
     ///

@@ -81,11 +81,12 @@ public struct IndexVocabulary: Sendable {
     /// The index row for a classified image: every observation at or above the index's storage
     /// floor (leaves and parents) and the feature print.
     /// With `faces` (the detector's result, nil when faces were not looked for), the image also
-    /// gets the ``faceLabel`` at its best face's confidence and its faces are stored. `metadata`
-    /// (see ``PhotoMetadataReader``) is stored when given.
+    /// gets the ``faceLabel`` at its best face's confidence and its faces are stored, with their
+    /// `descriptors` (one per face, in the detector's order; nil: recognition did not run).
+    /// `metadata` (see ``PhotoMetadataReader``) is stored when given.
     public func entry(
-        for result: ClassificationResult, faces: FaceDetectionResult? = nil, metadata: IndexedMetadata? = nil, file: FileFacts,
-        contentHash: String
+        for result: ClassificationResult, faces: FaceDetectionResult? = nil, descriptors: [[Float]?]? = nil,
+        metadata: IndexedMetadata? = nil, file: FileFacts, contentHash: String
     ) -> IndexEntry {
         let floor = Float(SQLiteIndex.storageFloor)
         var observations = result.observations.filter { $0.confidence >= floor }
@@ -101,12 +102,7 @@ public struct IndexVocabulary: Sendable {
             dominantColors: result.dominantColors.map {
                 IndexedColor(red: $0.red, green: $0.green, blue: $0.blue, weight: Double($0.weight))
             },
-            faces: self.faces ? faces.map { found in
-                found.faces.map { face in
-                    let box = face.pixelBoundingBox
-                    return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence))
-                }
-            } : nil,
+            faces: self.faces ? faces.map { IndexedFace.faces(of: $0, descriptors: descriptors) } : nil,
             metadata: metadata))
     }
 

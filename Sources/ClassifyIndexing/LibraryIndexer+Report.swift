@@ -48,6 +48,9 @@ extension LibraryIndexer {
         /// `--no-faces`) whose faces this run found and stored, without classifying them again.
         /// Usage: `print("faces added to \(report.facesAdded) photos")`
         public var facesAdded = 0
+        /// Photos whose stored faces got their descriptors in this run (stored before the index
+        /// recognised people). Usage: `print("faces described in \(report.facesDescribed) photos")`
+        public var facesDescribed = 0
         /// Photos indexed before the index stored metadata that got their date taken, position and
         /// camera in this run.
         /// Usage: `print("dates and places added to \(report.metadataAdded) photos")`

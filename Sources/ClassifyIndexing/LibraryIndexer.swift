@@ -115,13 +115,15 @@ public struct LibraryIndexer: Sendable {
     }
 
     /// Runs one index pass over `options.roots` with `classifier` and, when given, `faceDetector`
-    /// (nil: faces are not looked for, and the faces stored by earlier runs stay). Each file's
+    /// (nil: faces are not looked for, and the faces stored by earlier runs stay) and
+    /// `faceRecognizer` (each face found gets its descriptor; faces stored without one get it
+    /// too, from their stored boxes). Each file's
     /// date taken, position, camera and place go through `metadata` (nil: not read, and what
     /// earlier runs stored stays). `progress` is called as files are written.
     ///
     /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: detector) { print($0.done) }`
     public func run(
-        _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil,
+        _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil, faceRecognizer: FaceRecognizer? = nil,
         metadata: PhotoMetadataReader? = .shared, progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Report {
         let clock = ContinuousClock()
@@ -136,7 +138,7 @@ public struct LibraryIndexer: Sendable {
             roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
             vocabulary: vocabulary.searchWords, settings: options.settings)
         let pass = Pass(
-            classifier: classifier, faceDetector: faceDetector, metadataReader: metadata, vocabulary: vocabulary, options: options,
+            classifier: classifier, faceDetector: faceDetector, faceRecognizer: faceRecognizer, metadataReader: metadata, vocabulary: vocabulary, options: options,
             claimSize: max(1, options.claimSize ?? index.preferredClaimSize))
         let scan = ScanState()
         let tally = Locked(Tally())
@@ -198,9 +200,17 @@ public struct LibraryIndexer: Sendable {
             // shared index doing the same at once only repeats work: each write checks that the
             // image still has no faces).
             report.facesAdded = try await fill(
-                Backfill.faces(detector: faceDetector, decoder: classifier.decoder, jobs: jobs), run, roots: options.roots,
+                Backfill.faces(detector: faceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs), run,
+                roots: options.roots,
                 page: { worker, after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
                 write: { worker, found in try await worker.addFaces(found) })
+        }
+        if let faceRecognizer, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
+            // Faces stored before the index recognised people get their descriptors now.
+            report.facesDescribed = try await fill(
+                Backfill.descriptors(recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs), run, roots: options.roots,
+                page: { worker, after in try await worker.imagesWithUndescribedFaces(after: after, limit: 64) },
+                write: { worker, found in try await worker.addDescriptors(found) })
         }
         let interrupted = Task.isCancelled || !scan.snapshot().complete || scan.snapshot().interrupted
         if interrupted {
@@ -220,9 +230,9 @@ public struct LibraryIndexer: Sendable {
 extension LibraryIndexer {
     /// Runs `backfill` with a worker of `run` over the images `page` gives; a failure cancels the
     /// run. Returns how many images `write` changed.
-    private func fill<Found: Sendable>(
-        _ backfill: Backfill<Found>, _ run: any IndexWriterRun, roots: [LibraryRoot],
-        page: @escaping @Sendable (any IndexWriterWorker, String?) async throws -> [StoredImageFile],
+    private func fill<Item: StoredContent, Found: Sendable>(
+        _ backfill: Backfill<Item, Found>, _ run: any IndexWriterRun, roots: [LibraryRoot],
+        page: @escaping @Sendable (any IndexWriterWorker, String?) async throws -> [Item],
         write: @escaping @Sendable (any IndexWriterWorker, [Found]) async throws -> Int
     ) async throws -> Int {
         let worker = run.makeWorker()
@@ -244,6 +254,7 @@ extension LibraryIndexer {
 private struct Pass: Sendable {
     let classifier: ImageClassifier
     let faceDetector: FaceDetector?
+    let faceRecognizer: FaceRecognizer?
     let metadataReader: PhotoMetadataReader?
     let vocabulary: IndexVocabulary
     let options: LibraryIndexer.Options
@@ -409,8 +420,9 @@ private struct Pass: Sendable {
     private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
             let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
+            let descriptors = faces.flatMap { found in faceRecognizer?.descriptors(for: found, decoding: bytes, with: classifier.decoder) }
             let metadata = metadataReader?.indexed(result.metadata, path: facts.path)
-            return vocabulary.entry(for: result, faces: faces, metadata: metadata, file: facts, contentHash: hash)
+            return vocabulary.entry(for: result, faces: faces, descriptors: descriptors, metadata: metadata, file: facts, contentHash: hash)
         } catch {
             return vocabulary.entry(for: error, file: facts, contentHash: hash)
         }

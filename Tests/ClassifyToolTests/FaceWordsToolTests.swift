@@ -50,8 +50,8 @@ import Testing
 
         let stats = try JSONSerialization.jsonObject(with: Data(try Tool.run(["stats", "--json"] + db).stdout.utf8)) as? [String: Any]
         let faces = try #require(stats?["faces"] as? [String: Int])
-        #expect(faces == ["imagesScanned": 2, "imagesWithFaces": 1, "faces": 1])
-        #expect(try Tool.run(["stats"] + db).stdout.contains("faces         1 in 1 images (2 looked at)"))
+        #expect(faces == ["imagesScanned": 2, "imagesWithFaces": 1, "faces": 1, "described": 1])
+        #expect(try Tool.run(["stats"] + db).stdout.contains("faces         1 in 1 images (2 looked at, 1 described for recognition)"))
 
         let show = try JSONSerialization.jsonObject(with: Data(try Tool.run(["show", astronaut, "--format", "json"] + db).stdout.utf8)) as? [String: Any]
         #expect((show?["faces"] as? [[String: Any]])?.count == 1)
@@ -72,7 +72,7 @@ import Testing
             let object = try JSONSerialization.jsonObject(with: Data(try Tool.run(["stats", "--json"] + location).stdout.utf8)) as? [String: Any]
             return object?["faces"] as? [String: Int]
         }
-        #expect(try stats(["--db", database]) == ["imagesScanned": 2, "imagesWithFaces": 1, "faces": 1])
+        #expect(try stats(["--db", database]) == ["imagesScanned": 2, "imagesWithFaces": 1, "faces": 1, "described": 1])
         #expect(try stats(["--db", database]) == (try stats(db)))
         // The faces come back with a copy to SQLite and show there.
         let back = fixture.root.appending(path: "back.sqlite").path

@@ -9,15 +9,15 @@ extension BatchWriter {
     mutating func storeFaces(_ imageID: Int64, _ faces: [IndexedFace]?) throws {
         try db.cachedStatement(sql: "DELETE FROM image_faces WHERE image_id = ?").execute(arguments: [imageID])
         guard let faces else { return }
-        try db.cachedStatement(sql: "INSERT INTO image_faces(image_id, face_count, faces) VALUES (?, ?, ?)")
-            .execute(arguments: [imageID, faces.count, IndexedFace.encode(faces)])
+        try db.cachedStatement(sql: "INSERT INTO image_faces(image_id, face_count, faces, descriptors) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [imageID, faces.count, IndexedFace.encode(faces), IndexedFace.encodeDescriptors(faces)])
     }
 
     /// Copies the faces of `sourceID` onto `targetID` (same content).
     mutating func copyFaces(from sourceID: Int64, to targetID: Int64) throws {
         try db.execute(sql: "DELETE FROM image_faces WHERE image_id = ?", arguments: [targetID])
         try db.execute(
-            sql: "INSERT INTO image_faces(image_id, face_count, faces) SELECT ?, face_count, faces FROM image_faces WHERE image_id = ?",
+            sql: "INSERT INTO image_faces(image_id, face_count, faces, descriptors) SELECT ?, face_count, faces, descriptors FROM image_faces WHERE image_id = ?",
             arguments: [targetID, sourceID])
     }
 }
@@ -29,9 +29,11 @@ extension SQLiteIndex {
     /// Usage: `let faces = try index.faces(forPath: "/photos/a.jpg") ?? []`
     public func faces(forPath path: String) throws -> [IndexedFace]? {
         try database.read { db in
-            try Data.fetchOne(
-                db, sql: "SELECT faces FROM image_faces JOIN images ON images.id = image_id WHERE path = ?", arguments: [path])
-                .flatMap(IndexedFace.decode)
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT faces, descriptors FROM image_faces JOIN images ON images.id = image_id WHERE path = ?", arguments: [path]),
+                let faces = IndexedFace.decode(row[0])
+            else { return nil }
+            return IndexedFace.attaching(row[1], to: faces)
         }
     }
 }

@@ -1,10 +1,13 @@
 import Foundation
 
-/// A face stored with an image: its box in pixels of the upright image (top-left origin) and the
-/// detector's confidence.
+/// A face stored with an image: its box in pixels of the upright image (top-left origin), the
+/// detector's confidence and, once recognition has run, its 128-d descriptor (who the face is, as
+/// numbers: see `FaceRecognizer`).
 ///
 /// Stored in `image_faces.faces` as 20 bytes per face, highest confidence first: x, y, width,
-/// height and confidence as little-endian Float32.
+/// height and confidence as little-endian Float32; the descriptors in `image_faces.descriptors`,
+/// in the same order, 128 little-endian Float16 per face (all zero for a face no chip could be cut
+/// from), NULL while recognition has not run on the image.
 ///
 /// Usage: `let face = IndexedFace(x: 120, y: 80, width: 64, height: 64, confidence: 0.99)`
 public struct IndexedFace: Sendable, Hashable {
@@ -19,22 +22,67 @@ public struct IndexedFace: Sendable, Hashable {
     /// Detector confidence, 0...1. Usage: `face.confidence`
     public var confidence: Double
 
+    /// The face's descriptor (128 values); empty when recognition ran but could not cut a chip
+    /// (stored as zeros, read back as nil), nil when recognition has not run.
+    /// Usage: `if let a = face.descriptor, let b = other.descriptor { distance(a, b) }`
+    public var descriptor: [Float]?
+
     /// Usage: `IndexedFace(x: 0, y: 0, width: 40, height: 40, confidence: 0.9)`
-    public init(x: Double, y: Double, width: Double, height: Double, confidence: Double) {
+    public init(x: Double, y: Double, width: Double, height: Double, confidence: Double, descriptor: [Float]? = nil) {
         self.x = x; self.y = y; self.width = width; self.height = height; self.confidence = confidence
+        self.descriptor = descriptor
     }
 
     package static let byteCount = 20
+    /// Values per stored descriptor.
+    package static let descriptorLength = 128
 
-    /// The blob for `faces` (sorted by confidence, highest first).
+    /// The order faces are stored in: highest confidence first (ties keep their order).
+    package static func storageOrder(_ faces: [IndexedFace]) -> [IndexedFace] {
+        faces.enumerated().sorted { ($0.element.confidence, -$0.offset) > ($1.element.confidence, -$1.offset) }.map(\.element)
+    }
+
+    /// The blob for `faces` (in ``storageOrder(_:)``).
     package static func encode(_ faces: [IndexedFace]) -> Data {
         var data = Data(capacity: faces.count * byteCount)
-        for face in faces.sorted(by: { $0.confidence > $1.confidence }) {
+        for face in storageOrder(faces) {
             for value in [face.x, face.y, face.width, face.height, face.confidence] {
                 withUnsafeBytes(of: Float(value).bitPattern.littleEndian) { data.append(contentsOf: $0) }
             }
         }
         return data
+    }
+
+    /// The blob for `image_faces.descriptors` (in ``storageOrder(_:)``; zeros for a face without
+    /// a descriptor): nil when recognition did not run (no face has a descriptor, not even an
+    /// empty one) or there are no faces.
+    package static func encodeDescriptors(_ faces: [IndexedFace]) -> Data? {
+        let ordered = storageOrder(faces)
+        guard ordered.contains(where: { $0.descriptor != nil }) else { return nil }
+        var data = Data(capacity: ordered.count * descriptorLength * 2)
+        for face in ordered {
+            let values = face.descriptor?.count == descriptorLength ? face.descriptor! : [Float](repeating: 0, count: descriptorLength)
+            for value in values {
+                withUnsafeBytes(of: Float16(value).bitPattern.littleEndian) { data.append(contentsOf: $0) }
+            }
+        }
+        return data
+    }
+
+    /// `faces` (decoded from `image_faces.faces`) with their descriptors from a
+    /// `image_faces.descriptors` blob; unchanged when the blob is nil or not one descriptor per face.
+    package static func attaching(_ descriptors: Data?, to faces: [IndexedFace]) -> [IndexedFace] {
+        guard let descriptors, descriptors.count == faces.count * descriptorLength * 2 else { return faces }
+        let bytes = [UInt8](descriptors)
+        return faces.enumerated().map { index, face in
+            var face = face
+            let start = index * descriptorLength * 2
+            let values = (0..<descriptorLength).map { i in
+                Float(Float16(bitPattern: UInt16(bytes[start + 2 * i]) | UInt16(bytes[start + 2 * i + 1]) << 8))
+            }
+            face.descriptor = values.allSatisfy { $0 == 0 } ? nil : values
+            return face
+        }
     }
 
     /// The faces of a blob; nil when its size is not a whole number of faces.

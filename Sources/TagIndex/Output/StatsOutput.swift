@@ -21,11 +21,13 @@ public struct StatsOutput: Codable, Sendable {
         public var images: Int
     }
 
-    /// How many images were looked at for faces, how many have any, and the faces found.
+    /// How many images were looked at for faces, how many have any, the faces found and how
+    /// many of those went through recognition (`described`).
     public struct FaceCounts: Codable, Sendable {
         public var imagesScanned: Int
         public var imagesWithFaces: Int
         public var faces: Int
+        public var described: Int
     }
 
     /// Reads the counts from any backend.
@@ -42,6 +44,7 @@ public struct StatsOutput: Codable, Sendable {
         observations = statistics.observationCount
         models = try await index.modelUsage().map { ModelCount(model: $0.model.description, images: $0.imageCount) }
         faces = FaceCounts(
-            imagesScanned: statistics.faceScannedCount, imagesWithFaces: statistics.imagesWithFacesCount, faces: statistics.faceCount)
+            imagesScanned: statistics.faceScannedCount, imagesWithFaces: statistics.imagesWithFacesCount, faces: statistics.faceCount,
+            described: statistics.describedFaceCount)
     }
 }

@@ -48,6 +48,8 @@ import GRDB
 ///   taken, position, camera and place (see ``IndexedMetadata`` and `Metadata/MetadataStorage.swift`);
 ///   no row when the metadata was not read.
 /// - v7: an index of the classified images' modification times (``indexedByModificationTime``).
+/// - v8: `image_faces.descriptors`, each face's descriptor for recognising people (see
+///   ``IndexedFace``); NULL while recognition has not run on the image.
 package enum Schema {
     /// The statement that writes one image row, replacing what its path held, in either dialect:
     /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
@@ -78,7 +80,13 @@ package enum Schema {
     package static let indexedByModificationTime = "CREATE INDEX images_indexed_by_mtime ON images(mtime) WHERE error_stage IS NULL"
 
     /// Identifiers of the migrations, oldest first.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
+    /// v8 on both backends: the faces' descriptors beside their boxes (`BLOB` is `BYTEA` on
+    /// PostgreSQL, which the dialect's schema spells).
+    package static func faceDescriptorsColumn(blob: String) -> String {
+        "ALTER TABLE image_faces ADD COLUMN descriptors \(blob)"
+    }
+
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
 
     /// The migrations applied to `db`, read so that another process creating the file at the
     /// same moment cannot make the read fail.
@@ -229,6 +237,9 @@ package enum Schema {
         }
         register("v7") { db in
             try db.execute(sql: Self.indexedByModificationTime)
+        }
+        register("v8") { db in
+            try db.execute(sql: Self.faceDescriptorsColumn(blob: "BLOB"))
         }
         return migrator
     }

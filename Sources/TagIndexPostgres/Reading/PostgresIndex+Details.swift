@@ -48,9 +48,10 @@ extension PostgresIndex {
         var binds = PostgresBindings()
         binds.append(path)
         let stored = try await session.all(
-            "SELECT faces FROM image_faces JOIN images ON images.id = image_id WHERE path = $1", binds
-        ) { try $0.decode(ByteBuffer.self) }
-        return stored.first.flatMap { IndexedFace.decode(Data($0.readableBytesView)) }
+            "SELECT faces, descriptors FROM image_faces JOIN images ON images.id = image_id WHERE path = $1", binds
+        ) { try $0.decode((ByteBuffer, ByteBuffer?).self) }
+        guard let row = stored.first, let faces = IndexedFace.decode(Data(row.0.readableBytesView)) else { return nil }
+        return IndexedFace.attaching(row.1.map { Data($0.readableBytesView) }, to: faces)
     }
 
     /// The metadata stored for one file (as ``SQLiteIndex/metadata(forPath:)``).

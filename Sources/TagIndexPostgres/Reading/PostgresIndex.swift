@@ -110,12 +110,13 @@ public final class PostgresIndex: Sendable {
             SELECT (SELECT COUNT(*) FROM images WHERE error_stage IS NULL), (SELECT COUNT(*) FROM images WHERE error_stage IS NOT NULL),
                    (SELECT COUNT(*) FROM labels), (SELECT COUNT(*) FROM observations),
                    (SELECT COUNT(*) FROM image_faces), (SELECT COUNT(*) FROM image_faces WHERE face_count > 0),
-                   (SELECT COALESCE(SUM(face_count), 0)::bigint FROM image_faces)
-            """) { try $0.decode((Int64, Int64, Int64, Int64, Int64, Int64, Int64).self) }
-        let (images, failed, labels, observations, scanned, withFaces, faces) = row.first ?? (0, 0, 0, 0, 0, 0, 0)
+                   (SELECT COALESCE(SUM(face_count), 0)::bigint FROM image_faces),
+                   (SELECT COALESCE(SUM(face_count), 0)::bigint FROM image_faces WHERE descriptors IS NOT NULL)
+            """) { try $0.decode((Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self) }
+        let (images, failed, labels, observations, scanned, withFaces, faces, described) = row.first ?? (0, 0, 0, 0, 0, 0, 0, 0)
         return IndexStatistics(
             imageCount: Int(images), failedCount: Int(failed), labelCount: Int(labels), observationCount: Int(observations),
-            faceScannedCount: Int(scanned), imagesWithFacesCount: Int(withFaces), faceCount: Int(faces))
+            faceScannedCount: Int(scanned), imagesWithFacesCount: Int(withFaces), faceCount: Int(faces), describedFaceCount: Int(described))
     }
 
     /// The model stamps that produced the indexed files, most used first.

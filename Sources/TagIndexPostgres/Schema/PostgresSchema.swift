@@ -25,7 +25,7 @@ package enum PostgresSchema {
     /// `pg1` to `pg4` are PostgreSQL's own (the work queue of concurrent index runs; the
     /// covering primary key of observations; compacted postings; print sketches), named apart so that a later shared migration can
     /// take the next `vN`.
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "pg1", "pg2", "pg3", "pg4", "v7"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "pg1", "pg2", "pg3", "pg4", "v7", "v8"]
 
     /// `pg_advisory_xact_lock` key of schema changes ("TagIndex" in ASCII).
     static let migrationLock: Int64 = 0x5461_6749_6E64_6578
@@ -204,6 +204,8 @@ package enum PostgresSchema {
         ]),
         // The timeline's month counts over the classified images' file times (see Schema).
         ("v7", [Schema.indexedByModificationTime]),
+        // Each face's descriptor for recognising people (see Schema).
+        ("v8", [Schema.faceDescriptorsColumn(blob: "BYTEA")]),
     ]
 
     /// A function and statement triggers that append to `changed_blocks` the blocks of image ids

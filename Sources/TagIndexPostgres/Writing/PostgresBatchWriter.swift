@@ -208,8 +208,13 @@ struct PostgresBatchWriter {
             insert.append(withFaces.map(\.0))
             insert.append(withFaces.map { Int64($0.1.count) })
             insert.append(withFaces.map { ByteBuffer(bytes: IndexedFace.encode($0.1)) })
-            try await session.execute(
-                "INSERT INTO image_faces(image_id, face_count, faces) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])", insert)
+            // No descriptors (recognition did not run) travel as an empty bytea: arrays of NULLs do not bind.
+            insert.append(withFaces.map { IndexedFace.encodeDescriptors($0.1).map { ByteBuffer(bytes: $0) } ?? ByteBuffer() })
+            try await session.execute("""
+                INSERT INTO image_faces(image_id, face_count, faces, descriptors)
+                SELECT u.image_id, u.face_count, u.faces, NULLIF(u.descriptors, ''::bytea)
+                FROM unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bytea[]) AS u(image_id, face_count, faces, descriptors)
+                """, insert)
         }
         // Metadata, where it was read.
         try await Self.insertMetadata(zip(rows, metadata).compactMap { row, read in read.map { (row.id, $0) } }, session)
@@ -295,7 +300,7 @@ struct PostgresBatchWriter {
         var binds = PostgresBindings()
         binds.append(sourceID)
         binds.append(targetID)
-        try await session.execute("INSERT INTO image_faces(image_id, face_count, faces) SELECT $2, face_count, faces FROM image_faces WHERE image_id = $1", binds)
+        try await session.execute("INSERT INTO image_faces(image_id, face_count, faces, descriptors) SELECT $2, face_count, faces, descriptors FROM image_faces WHERE image_id = $1", binds)
         let rest = MetadataStorage.columns.dropFirst().joined(separator: ", ")
         try await session.execute("INSERT INTO image_metadata(image_id, \(rest)) SELECT $2, \(rest) FROM image_metadata WHERE image_id = $1", binds)
         try await session.execute("INSERT INTO model_labels(image_id, packed) SELECT $2, packed FROM model_labels WHERE image_id = $1", binds)

@@ -12,6 +12,51 @@ extension PostgresIndexWorker {
         try await imagesWithoutRow(in: "image_faces", after: path, limit: limit)
     }
 
+    /// Classified images under the run's roots whose stored faces have no descriptors, in path
+    /// order after `path` (a library path; nil: from the start), at most `limit`.
+    ///
+    /// Usage: `let page = try await worker.imagesWithUndescribedFaces(after: last?.path, limit: 64)`
+    public func imagesWithUndescribedFaces(after path: String?, limit: Int) async throws -> [StoredFaces] {
+        var binds = PostgresBindings()
+        let condition = run.rootCondition(column: "i.path", &binds)
+        binds.append(path ?? "")
+        binds.append(Int64(max(0, limit)))
+        let sql = StoredFaces.pageQuery(rootCondition: condition + " AND", after: "$\(binds.count - 1)", limit: "$\(binds.count)")
+        let rows: [StoredFaces?] = try await session.run { session in
+            try await session.all(sql, binds) { row in
+                let (path, hash, width, height, faces) = try row.decode((String, String, Int?, Int?, ByteBuffer).self)
+                return IndexedFace.decode(Data(faces.readableBytesView)).map {
+                    StoredFaces(path: path, contentHash: hash, width: width ?? 0, height: height ?? 0, faces: $0)
+                }
+            }
+        }
+        return rows.compactMap { $0 }
+    }
+
+    /// Stores descriptors for faces stored without them, in one transaction, as
+    /// `SQLiteIndex.addDescriptors` does: only while the image's content hash and faces are the
+    /// ones given and it has no descriptors yet. Returns how many images got them.
+    ///
+    /// Usage: `let described = try await worker.addDescriptors(found)`
+    @discardableResult
+    public func addDescriptors(_ found: [FacesFound]) async throws -> Int {
+        let rows = found.compactMap { item in IndexedFace.encodeDescriptors(item.faces).map { (item, $0) } }
+        guard !rows.isEmpty else { return 0 }
+        let sql = StoredFaces.updateStatement(descriptors: "$1", path: "$2", hash: "$3", faces: "$4") + " RETURNING image_id"
+        return try await session.transaction { session in
+            var described = 0
+            for (item, descriptors) in rows {
+                var binds = PostgresBindings()
+                binds.append(ByteBuffer(bytes: descriptors))
+                binds.append(item.path)
+                binds.append(item.contentHash)
+                binds.append(ByteBuffer(bytes: IndexedFace.encode(item.faces)))
+                described += try await session.all(sql, binds) { try $0.decode(Int64.self) }.count
+            }
+            return described
+        }
+    }
+
     /// Classified images under the run's roots with no row in `table` (keyed by `image_id`), in
     /// path order after `path`.
     func imagesWithoutRow(in table: String, after path: String?, limit: Int) async throws -> [StoredImageFile] {
@@ -86,9 +131,10 @@ extension PostgresIndexWorker {
                 insert.append(imageID)
                 insert.append(Int64(item.faces.count))
                 insert.append(ByteBuffer(bytes: IndexedFace.encode(item.faces)))
+                insert.append(IndexedFace.encodeDescriptors(item.faces).map { ByteBuffer(bytes: $0) } ?? ByteBuffer())
                 try await session.execute("""
-                    INSERT INTO image_faces(image_id, face_count, faces) VALUES ($1, $2, $3)
-                    ON CONFLICT(image_id) DO UPDATE SET face_count = excluded.face_count, faces = excluded.faces
+                    INSERT INTO image_faces(image_id, face_count, faces, descriptors) VALUES ($1, $2, $3, NULLIF($4::bytea, ''::bytea))
+                    ON CONFLICT(image_id) DO UPDATE SET face_count = excluded.face_count, faces = excluded.faces, descriptors = excluded.descriptors
                     """, insert)
                 added += 1
             }

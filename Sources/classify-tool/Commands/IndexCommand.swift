@@ -29,6 +29,9 @@ struct IndexCommand: AsyncParsableCommand {
             people also match photos with faces). Photos indexed without faces (by an
             earlier version, or with --no-faces) get them on the next run without being
             classified again; the summary says how many ("faces added to N photos").
+            Each face also gets a descriptor (dlib's face recognition network,
+            Models/face-recognition), what grouping faces into people works on; faces
+            stored without one get it on the next run from their stored boxes.
             --no-faces leaves faces out (the faces stored stay).
 
             Each photo's date taken, GPS position, camera and lens, and the nearest town,
@@ -132,6 +135,7 @@ struct IndexCommand: AsyncParsableCommand {
         if database.given == nil { Terminal.note("index: \(database.displayLocation)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let faceDetector = try Self.faceDetector(if: facesWanted)
+        let faceRecognizer = try Self.faceRecognizer(if: facesWanted)
         var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.settings.batchSize = batchSize
         options.claimSize = claimSize
@@ -154,7 +158,9 @@ struct IndexCommand: AsyncParsableCommand {
         defer { counting.cancel() }
         try await finish(
             Task {
-                try await indexer.run(options, classifier: classifier, faceDetector: faceDetector, metadata: metadata ? .shared : nil) {
+                try await indexer.run(
+                    options, classifier: classifier, faceDetector: faceDetector, faceRecognizer: faceRecognizer, metadata: metadata ? .shared : nil
+                ) {
                     display.update($0)
                 }
             },
@@ -166,6 +172,15 @@ struct IndexCommand: AsyncParsableCommand {
         guard wanted else { return nil }
         do { return FaceDetector(model: try FaceDetectorModel.shared(.blazeFace)) } catch {
             Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
+            throw ExitCode(ToolExit.failure)
+        }
+    }
+
+    /// The shared face recognizer when faces are wanted; one that does not load ends the run.
+    private static func faceRecognizer(if wanted: Bool) throws -> FaceRecognizer? {
+        guard wanted else { return nil }
+        do { return try FaceRecognizer.shared() } catch {
+            Terminal.error("error: the face recognition models do not load (\(error)); pass --no-faces to index without faces")
             throw ExitCode(ToolExit.failure)
         }
     }
@@ -231,6 +246,7 @@ struct IndexCommand: AsyncParsableCommand {
             Terminal.out("dates, places and cameras added to \(Self.photos(report.metadataAdded)) indexed without them")
         }
         if report.facesAdded > 0 { Terminal.out("faces added to \(Self.photos(report.facesAdded)) indexed without them") }
+        if report.facesDescribed > 0 { Terminal.out("faces described for recognition in \(Self.photos(report.facesDescribed)) indexed before") }
         if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {
             let shown = report.failures.count < summary.failed ? "first \(report.failures.count) of \(summary.failed)" : "\(summary.failed)"

@@ -11,7 +11,8 @@ struct StatsCommand: AsyncParsableCommand {
         abstract: "Show how many images, labels and failures the index holds.",
         discussion: """
             Prints the database location and size, images classified and failed,
-            labels in the taxonomy and in use, faces found (and in how many images),
+            labels in the taxonomy and in use, faces found (in how many images, and how
+            many were described for recognition),
             and the models that produced the index.
 
             Examples:
@@ -44,7 +45,9 @@ struct StatsCommand: AsyncParsableCommand {
         Terminal.out("labels        \(stats.labels) in the taxonomy, \(stats.labelsInUse) seen in images")
         Terminal.out("observations  \(stats.observations)")
         if stats.faces.imagesScanned > 0 {
-            Terminal.out("faces         \(stats.faces.faces) in \(stats.faces.imagesWithFaces) images (\(stats.faces.imagesScanned) looked at)")
+            Terminal.out(
+                "faces         \(stats.faces.faces) in \(stats.faces.imagesWithFaces) images (\(stats.faces.imagesScanned) looked at, "
+                    + "\(stats.faces.described) described for recognition)")
         } else {
             Terminal.out("faces         not looked for in any image")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// One scenario, written through the command line into a fresh SQLite file and a fresh PostgreSQL
@@ -71,11 +72,40 @@ struct BackendBehaviourTests {
         answers = try pair.expectSameAnswers("after faces were added")
         #expect(try answers.searchPaths(["face"]) == [astronaut])
         #expect(try answers.searchPaths(["faces:1"]) == [astronaut])
+        // Each face got its descriptor, on both (the stats JSON is one of the answers compared).
+        #expect(try Self.describedFaces(pair) == 1)
+
+        // An index whose faces were stored before it recognised people: the next run describes
+        // them from their stored boxes, without detecting or classifying again.
+        let sqlite = try DatabaseQueue(path: pair.sqlite)
+        try sqlite.write { try $0.execute(sql: "UPDATE image_faces SET descriptors = NULL") }
+        try sqlite.close()
+        let cleared = DevPostgres.run("/usr/bin/env", ["psql", pair.postgres, "-At", "-v", "ON_ERROR_STOP=1", "-c", "UPDATE image_faces SET descriptors = NULL"])
+        try #require(cleared.status == 0, "psql: \(cleared.stderr)")
+        #expect(try Self.describedFaces(pair) == 0)
+        let described = try pair.run(["index", folder.photos.path])
+        for output in [described.sqlite, described.postgres] {
+            #expect(output.stdout.contains("faces described for recognition in 1 photo indexed before"), "\(output.stdout)")
+            #expect(output.stdout.contains("0 new, 0 updated"), "\(output.stdout)")
+        }
+        #expect(try Self.describedFaces(pair) == 1)
+        _ = try pair.expectSameAnswers("after the faces were described")
         counts = try pair.index(["--no-faces"], "a second run without faces")
         #expect(counts["unchanged"] == 2, "\(counts)")
         answers = try pair.expectSameAnswers("after a run without faces")
         #expect(try answers.searchPaths(["face"]) == [astronaut], "the face label stays while images carry it")
         #expect(try answers.searchPaths(["faces:1"]) == [astronaut])
+    }
+
+    /// `stats --json`'s count of faces described for recognition, the same on both backends.
+    static func describedFaces(_ pair: BackendPair) throws -> Int? {
+        let outputs = try pair.run(["stats", "--json"])
+        let counts = try [outputs.sqlite, outputs.postgres].map { output -> Int? in
+            let object = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
+            return (object?["faces"] as? [String: Any])?["described"] as? Int
+        }
+        #expect(counts[0] == counts[1], "SQLite \(String(describing: counts[0])), PostgreSQL \(String(describing: counts[1]))")
+        return counts[0]
     }
 
     /// Photos that state their date taken, position and camera (EXIF in JPEG, PNG, WebP and TIFF; an

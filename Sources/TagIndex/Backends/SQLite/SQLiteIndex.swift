@@ -229,11 +229,12 @@ public final class SQLiteIndex: Sendable {
                     (SELECT COUNT(*) FROM observations),
                     (SELECT COUNT(*) FROM image_faces),
                     (SELECT COUNT(*) FROM image_faces WHERE face_count > 0),
-                    (SELECT COALESCE(SUM(face_count), 0) FROM image_faces)
+                    (SELECT COALESCE(SUM(face_count), 0) FROM image_faces),
+                    (SELECT COALESCE(SUM(face_count), 0) FROM image_faces WHERE descriptors IS NOT NULL)
                 """)!
             return IndexStatistics(
                 imageCount: row[0], failedCount: row[1], labelCount: row[2], observationCount: row[3],
-                faceScannedCount: row[4], imagesWithFacesCount: row[5], faceCount: row[6])
+                faceScannedCount: row[4], imagesWithFacesCount: row[5], faceCount: row[6], describedFaceCount: row[7])
         }
     }
 }
@@ -258,11 +259,14 @@ public struct IndexStatistics: Sendable, Hashable {
     public var imagesWithFacesCount = 0
     /// Stored faces, all images together.
     public var faceCount = 0
+    /// Stored faces that went through recognition (they have a descriptor, or recognition found
+    /// no chip in them); the rest get one on the next index run.
+    public var describedFaceCount = 0
 
     /// Memberwise, for the backends of this package.
     package init(
         imageCount: Int, failedCount: Int, labelCount: Int, observationCount: Int, faceScannedCount: Int = 0,
-        imagesWithFacesCount: Int = 0, faceCount: Int = 0
+        imagesWithFacesCount: Int = 0, faceCount: Int = 0, describedFaceCount: Int = 0
     ) {
         self.imageCount = imageCount
         self.failedCount = failedCount
@@ -271,5 +275,6 @@ public struct IndexStatistics: Sendable, Hashable {
         self.faceScannedCount = faceScannedCount
         self.imagesWithFacesCount = imagesWithFacesCount
         self.faceCount = faceCount
+        self.describedFaceCount = describedFaceCount
     }
 }

@@ -138,6 +138,15 @@ final class SQLiteWriterRun: IndexWriterRun {
         try index.addFaces(found)
     }
 
+    func imagesWithUndescribedFaces(after path: String?, limit: Int) throws -> [StoredFaces] {
+        try commit(force: true)
+        return try index.imagesWithUndescribedFaces(after: path, limit: limit)
+    }
+
+    func addDescriptors(_ found: [FacesFound]) throws -> Int {
+        try index.addDescriptors(found)
+    }
+
     func imagesWithoutMetadata(after path: String?, limit: Int) throws -> [StoredImageFile] {
         try commit(force: true)
         return try index.imagesWithoutMetadata(after: path, limit: limit)
@@ -182,6 +191,10 @@ final class SQLiteWriterWorker: IndexWriterWorker {
         try run.imagesWithoutFaces(after: path, limit: limit)
     }
     func addFaces(_ found: [FacesFound]) async throws -> Int { try run.addFaces(found) }
+    func imagesWithUndescribedFaces(after path: String?, limit: Int) async throws -> [StoredFaces] {
+        try run.imagesWithUndescribedFaces(after: path, limit: limit)
+    }
+    func addDescriptors(_ found: [FacesFound]) async throws -> Int { try run.addDescriptors(found) }
     func imagesWithoutMetadata(after path: String?, limit: Int) async throws -> [StoredImageFile] {
         try run.imagesWithoutMetadata(after: path, limit: limit)
     }

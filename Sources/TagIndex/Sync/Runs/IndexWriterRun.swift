@@ -100,6 +100,17 @@ public protocol IndexWriterWorker: AnyObject {
     /// Usage: `let added = try await worker.addFaces(found)`
     @discardableResult
     func addFaces(_ found: [FacesFound]) async throws -> Int
+    /// Classified images under the run's roots whose stored faces have no descriptors, in path
+    /// order after `path` (as the index stores paths; nil: from the start), at most `limit`.
+    ///
+    /// Usage: `let page = try await worker.imagesWithUndescribedFaces(after: last?.path, limit: 64)`
+    func imagesWithUndescribedFaces(after path: String?, limit: Int) async throws -> [StoredFaces]
+    /// Stores descriptors for faces stored without them (as ``SQLiteIndex/addDescriptors(_:)``,
+    /// paths as the index stores them); returns how many images got them.
+    ///
+    /// Usage: `let described = try await worker.addDescriptors(found)`
+    @discardableResult
+    func addDescriptors(_ found: [FacesFound]) async throws -> Int
     /// Classified images under the run's roots whose metadata was never read, in path order after
     /// `path` (as the index stores paths; nil: from the start), at most `limit`.
     ///
