@@ -13,12 +13,16 @@ struct FacesBenchCommand: ParsableCommand {
             percentile time per photo (decoding at the analysis resolution
             included), the median decode time alone, and how many photos got at
             least one face at the default threshold (on photos without people,
-            the false-face rate). Build with `swift build -c release` first.
+            the false-face rate). With --recognition, also times describing the
+            faces of each photo that has any (the second decode, landmarks, chips
+            and descriptors, as index does) and what that adds per photo of the
+            folder. Build with `swift build -c release` first.
 
             Example:
               classify-bench faces ~/Pictures --limit 100 --threads 1
               classify-bench faces ~/Pictures --detector blazeFace
               classify-bench faces ~/Pictures --detector blazeFace --tiles 0.6 --analysis-short-side 512
+              classify-bench faces ~/Pictures --detector blazeFace --recognition
             """)
 
     @Argument(help: "A folder of photos.") var folder: String
@@ -31,6 +35,7 @@ struct FacesBenchCommand: ParsableCommand {
     @Option(help: "Only faces with at least this confidence (default: the detector's, 0.95 or 0.6).") var minConfidence: Float?
     @Option(help: "BlazeFace: the whole photo and square tiles of this fraction of its short side (0: the whole photo only; default: the detector's).") var tiles: Double?
     @Flag(help: "List the files that got faces.") var list = false
+    @Flag(help: "Also time describing the faces found (Models/face-recognition), as index does.") var recognition = false
 
     func validate() throws {
         guard limit >= 1, threads >= 1, (analysisShortSide ?? 12) >= 12, (0..<1).contains(tiles ?? 0) else { throw ValidationError("--limit, --threads >= 1; --analysis-short-side >= 12; 0 <= --tiles < 1") }
@@ -45,7 +50,9 @@ struct FacesBenchCommand: ParsableCommand {
         let analysisShortSide = detector.analysisShortSide, minConfidence = detector.minimumConfidence
         let root = URL(fileURLWithPath: folder, isDirectory: true)
         let files = try FacesBenchCommand.photos(in: root, only: only, limit: limit)
+        let recognizer = recognition ? try FaceRecognizer.shared() : nil
         var times: [Double] = [], decodeTimes: [Double] = [], withFaces = 0, faceCount = 0, failed = 0
+        var recognitionTimes: [Double] = [], described = 0
         for file in files {
             let url = root.appending(path: file)
             var start = DispatchTime.now().uptimeNanoseconds
@@ -57,6 +64,11 @@ struct FacesBenchCommand: ParsableCommand {
             if !result.faces.isEmpty {
                 withFaces += 1
                 faceCount += result.faces.count
+                if let recognizer, let bytes = try? detector.decoder.readFile(at: url) {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    described += recognizer.descriptors(for: result, decoding: bytes, with: detector.decoder).compactMap { $0 }.count
+                    recognitionTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                }
                 if list {
                     BenchOutput.figures("\(file)  " + result.faces.map { String(format: "%.3f %.0fx%.0f at %.0f,%.0f", $0.confidence, $0.pixelBoundingBox.width, $0.pixelBoundingBox.height, $0.pixelBoundingBox.x, $0.pixelBoundingBox.y) }.joined(separator: ", "))
                 }
@@ -68,6 +80,12 @@ struct FacesBenchCommand: ParsableCommand {
             format: "%d photos (%d failed), analysis short side %d, min confidence %.2f, %d thread(s): median %.1f ms, p90 %.1f ms per photo (decode alone median %.1f ms); %d photos with faces (%.1f%%), %d faces",
             times.count, failed, analysisShortSide, minConfidence, threads, percentile(times, 0.5), percentile(times, 0.9), percentile(decodeTimes, 0.5),
             withFaces, 100 * Double(withFaces) / Double(times.count), faceCount))
+        if recognizer != nil, !recognitionTimes.isEmpty {
+            let total = recognitionTimes.reduce(0, +)
+            BenchOutput.figures(String(
+                format: "recognition: %d of %d faces described; per photo with faces median %.1f ms, p90 %.1f ms (second decode included); %.1f ms per photo of the folder on average",
+                described, faceCount, percentile(recognitionTimes, 0.5), percentile(recognitionTimes, 0.9), total / Double(times.count)))
+        }
     }
 }
 
