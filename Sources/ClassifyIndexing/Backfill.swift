@@ -66,10 +66,10 @@ extension Backfill where Item == StoredImageFile, Found == FacesFound {
     /// `--no-faces`), and describes them when given a recognizer.
     ///
     /// Usage: `Backfill.faces(detector: detector, recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
-    static func faces(detector: FaceDetector, recognizer: FaceRecognizer?, decoder: ImageDecoder, jobs: Int) -> Backfill {
+    static func faces(detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int) -> Backfill {
         Backfill(find: { image, bytes, _ in
             guard let result = try? detector.detect(data: bytes) else { return nil }
-            let descriptors = recognizer?.descriptors(for: result, decoding: bytes, with: decoder)
+            let descriptors = result.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: result, decoding: bytes, with: decoder)
             return FacesFound(path: image.path, contentHash: image.contentHash, faces: IndexedFace.faces(of: result, descriptors: descriptors))
         }, decoder: decoder, jobs: jobs)
     }
@@ -80,8 +80,9 @@ extension Backfill where Item == StoredFaces, Found == FacesFound {
     /// their stored boxes (no detection, no classification).
     ///
     /// Usage: `Backfill.descriptors(recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
-    static func descriptors(recognizer: FaceRecognizer, decoder: ImageDecoder, jobs: Int) -> Backfill {
+    static func descriptors(recognizer: OnDemandRecognizer, decoder: ImageDecoder, jobs: Int) -> Backfill {
         Backfill(find: { image, bytes, _ in
+            guard let recognizer = recognizer.recognizer else { return nil }
             let boxes = image.faces.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
             let descriptors = recognizer.descriptors(for: boxes, width: image.width, height: image.height, decoding: bytes, with: decoder)
             guard descriptors.count == image.faces.count else { return nil }

@@ -51,6 +51,9 @@ extension LibraryIndexer {
         /// Photos whose stored faces got their descriptors in this run (stored before the index
         /// recognised people). Usage: `print("faces described in \(report.facesDescribed) photos")`
         public var facesDescribed = 0
+        /// Why faces could not be described in this run (the recognizer did not load); nil when
+        /// they were, or none needed it. Usage: `if let failure = report.recognitionFailure { print(failure) }`
+        public var recognitionFailure: String?
         /// Photos indexed before the index stored metadata that got their date taken, position and
         /// camera in this run.
         /// Usage: `print("dates and places added to \(report.metadataAdded) photos")`

@@ -117,13 +117,13 @@ public struct LibraryIndexer: Sendable {
     /// Runs one index pass over `options.roots` with `classifier` and, when given, `faceDetector`
     /// (nil: faces are not looked for, and the faces stored by earlier runs stay) and
     /// `faceRecognizer` (each face found gets its descriptor; faces stored without one get it
-    /// too, from their stored boxes). Each file's
+    /// too, from their stored boxes; loaded only when a face needs describing). Each file's
     /// date taken, position, camera and place go through `metadata` (nil: not read, and what
     /// earlier runs stored stays). `progress` is called as files are written.
     ///
     /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: detector) { print($0.done) }`
     public func run(
-        _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil, faceRecognizer: FaceRecognizer? = nil,
+        _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil, faceRecognizer: OnDemandRecognizer? = nil,
         metadata: PhotoMetadataReader? = .shared, progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Report {
         let clock = ContinuousClock()
@@ -209,9 +209,13 @@ public struct LibraryIndexer: Sendable {
             // Faces stored before the index recognised people get their descriptors now.
             report.facesDescribed = try await fill(
                 Backfill.descriptors(recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs), run, roots: options.roots,
-                page: { worker, after in try await worker.imagesWithUndescribedFaces(after: after, limit: 64) },
+                page: { worker, after in
+                    // A recognizer that did not load describes nothing: stop reading files.
+                    faceRecognizer.failure != nil ? [] : try await worker.imagesWithUndescribedFaces(after: after, limit: 64)
+                },
                 write: { worker, found in try await worker.addDescriptors(found) })
         }
+        report.recognitionFailure = faceRecognizer?.failure
         let interrupted = Task.isCancelled || !scan.snapshot().complete || scan.snapshot().interrupted
         if interrupted {
             // Cancelling commits what the workers finished, so the summary counts it.
@@ -254,7 +258,7 @@ extension LibraryIndexer {
 private struct Pass: Sendable {
     let classifier: ImageClassifier
     let faceDetector: FaceDetector?
-    let faceRecognizer: FaceRecognizer?
+    let faceRecognizer: OnDemandRecognizer?
     let metadataReader: PhotoMetadataReader?
     let vocabulary: IndexVocabulary
     let options: LibraryIndexer.Options
@@ -420,7 +424,10 @@ private struct Pass: Sendable {
     private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
             let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
-            let descriptors = faces.flatMap { found in faceRecognizer?.descriptors(for: found, decoding: bytes, with: classifier.decoder) }
+            // The recognizer loads with the first face found, not before.
+            let descriptors = faces.flatMap { found in
+                found.faces.isEmpty ? nil : faceRecognizer?.recognizer?.descriptors(for: found, decoding: bytes, with: classifier.decoder)
+            }
             let metadata = metadataReader?.indexed(result.metadata, path: facts.path)
             return vocabulary.entry(for: result, faces: faces, descriptors: descriptors, metadata: metadata, file: facts, contentHash: hash)
         } catch {

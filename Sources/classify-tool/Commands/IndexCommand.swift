@@ -135,7 +135,8 @@ struct IndexCommand: AsyncParsableCommand {
         if database.given == nil { Terminal.note("index: \(database.displayLocation)") }
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let faceDetector = try Self.faceDetector(if: facesWanted)
-        let faceRecognizer = try Self.faceRecognizer(if: facesWanted)
+        // Loaded with the first face that needs describing (most runs find none).
+        let faceRecognizer = facesWanted ? OnDemandRecognizer { try FaceRecognizer.shared() } : nil
         var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.settings.batchSize = batchSize
         options.claimSize = claimSize
@@ -172,15 +173,6 @@ struct IndexCommand: AsyncParsableCommand {
         guard wanted else { return nil }
         do { return FaceDetector(model: try FaceDetectorModel.shared(.blazeFace)) } catch {
             Terminal.error("error: the face detector does not load (\(error)); pass --no-faces to index without faces")
-            throw ExitCode(ToolExit.failure)
-        }
-    }
-
-    /// The shared face recognizer when faces are wanted; one that does not load ends the run.
-    private static func faceRecognizer(if wanted: Bool) throws -> FaceRecognizer? {
-        guard wanted else { return nil }
-        do { return try FaceRecognizer.shared() } catch {
-            Terminal.error("error: the face recognition models do not load (\(error)); pass --no-faces to index without faces")
             throw ExitCode(ToolExit.failure)
         }
     }
@@ -246,6 +238,9 @@ struct IndexCommand: AsyncParsableCommand {
             Terminal.out("dates, places and cameras added to \(Self.photos(report.metadataAdded)) indexed without them")
         }
         if report.facesAdded > 0 { Terminal.out("faces added to \(Self.photos(report.facesAdded)) indexed without them") }
+        if let failure = report.recognitionFailure {
+            Terminal.error("warning: faces were stored without descriptors: the face recognition models do not load (\(failure)); the next run tries again")
+        }
         if report.facesDescribed > 0 { Terminal.out("faces described for recognition in \(Self.photos(report.facesDescribed)) indexed before") }
         if report.skippedNonImages > 0 { Terminal.out(Terminal.skippedSummary(report.skippedNonImages)) }
         if !report.failures.isEmpty {
