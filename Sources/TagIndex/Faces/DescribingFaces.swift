@@ -46,16 +46,6 @@ public struct StoredFaces: Sendable, Hashable, StoredContent {
     }
 }
 
-/// A stored image by path and content hash; what backfills page through.
-public protocol StoredContent: Sendable {
-    /// The stored path.
-    var path: String { get }
-    /// The content hash stored with it.
-    var contentHash: String { get }
-}
-
-extension StoredImageFile: StoredContent {}
-
 extension SQLiteIndex {
     /// Classified images with faces but no descriptors, in path order after `path` (exclusive;
     /// nil: from the start), at most `limit`.

@@ -17,6 +17,19 @@ public struct StoredImageFile: Sendable, Hashable {
     }
 }
 
+/// A stored image by path and content hash: what backfills page through (``StoredImageFile``,
+/// ``StoredFaces``).
+///
+/// Usage: `func read(_ image: some StoredContent) -> Bool { ContentHash.hex(of: bytes) == image.contentHash }`
+public protocol StoredContent: Sendable {
+    /// The stored path. Usage: `URL(fileURLWithPath: image.path)`
+    var path: String { get }
+    /// The content hash stored with it. Usage: `image.contentHash`
+    var contentHash: String { get }
+}
+
+extension StoredImageFile: StoredContent {}
+
 /// Faces found in an indexed image after it was classified, to be added to it
 /// (``SQLiteIndex/addFaces(_:)``): the image gets its faces and, when any was found, the
 /// ``SQLiteIndex/faceLabel`` at its best face's confidence; its other labels stay as they are.
