@@ -85,6 +85,8 @@ let package = Package(
                 // fp16 feature-print dot products (F16C + FMA) for similarity search; plain C, no dependencies.
                 "CClassifyKernels",
                 "ClassifySupport",
+                // Grouping faces into people (a pure function, no database).
+                "ClassifyPeople",
             ]),
         // The PostgreSQL backend: one index shared by many machines. Its own target so that a
         // program embedding TagIndex for a SQLite index never compiles a network stack; programs

@@ -30,6 +30,9 @@ package enum CrashPoints {
         /// In an export, after a sidecar's new bytes were written to its temporary file and flushed,
         /// before the rename that puts them in place.
         case sidecarWritten = "sidecar"
+        /// Inside the transaction that stores a grouping of people, after its rows were written
+        /// (before commit).
+        case grouping
     }
 
     /// What the process does to itself at the armed pass.

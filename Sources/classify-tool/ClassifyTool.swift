@@ -39,7 +39,7 @@ struct ClassifyTool: AsyncParsableCommand {
         version: ClassifyVersion.current,
         subcommands: [
             ClassifyCommand.self, FacesCommand.self, IndexCommand.self, SearchCommand.self, ShowCommand.self, SimilarCommand.self,
-            DuplicatesCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, LabelsCommand.self, ServeCommand.self,
+            PeopleCommand.self, DuplicatesCommand.self, TagCommand.self, ExportCommand.self, StatsCommand.self, LabelsCommand.self, ServeCommand.self,
             CopyCommand.self,
         ],
         // What a photo owner uses comes first; measuring and tuning the model on this machine apart.

@@ -112,7 +112,7 @@ struct ImageController: Sendable {
         output.id = details.id
         output.format = details.format
         output.colors = details.colors.map(ColorOutput.init)
-        output.faces = details.faces?.map(FaceOutput.init)
+        output.faces = details.faces?.enumerated().map { FaceOutput($1, number: $0 + 1) }
         output.setMetadata(details.metadata)
         output.thumbnail = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime)
         output.preview = Tile.thumbnailLink(id: details.id, size: image.size, modified: image.modificationTime, rendition: .preview)

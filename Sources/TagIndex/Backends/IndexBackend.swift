@@ -15,7 +15,7 @@ import Foundation
 /// let counts = try await index.labelImageCounts()
 /// await index.close()
 /// ```
-public protocol IndexBackend: IndexCopySource, AnyObject {
+public protocol IndexBackend: IndexCopySource, PeopleStore, AnyObject {
     /// Runs a query (see ``SQLiteIndex/search(_:)-(Query)``).
     ///
     /// Usage: `let page = try await index.search(try Query(parsing: "dog"))`

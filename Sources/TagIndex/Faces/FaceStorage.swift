@@ -30,10 +30,12 @@ extension SQLiteIndex {
     public func faces(forPath path: String) throws -> [IndexedFace]? {
         try database.read { db in
             guard let row = try Row.fetchOne(
-                db, sql: "SELECT faces, descriptors FROM image_faces JOIN images ON images.id = image_id WHERE path = ?", arguments: [path]),
+                db, sql: "SELECT faces, descriptors, content_hash FROM image_faces JOIN images ON images.id = image_id WHERE path = ?",
+                arguments: [path]),
                 let faces = IndexedFace.decode(row[0])
             else { return nil }
-            return IndexedFace.attaching(row[1], to: faces)
+            let hash: String? = row[2]
+            return IndexedFace.naming(IndexedFace.attaching(row[1], to: faces), try hash.map { try facePeople(contentHash: $0, db) } ?? [:])
         }
     }
 }

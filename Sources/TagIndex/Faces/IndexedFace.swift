@@ -26,6 +26,10 @@ public struct IndexedFace: Sendable, Hashable {
     /// (stored as zeros, read back as nil), nil when recognition has not run.
     /// Usage: `if let a = face.descriptor, let b = other.descriptor { distance(a, b) }`
     public var descriptor: [Float]?
+    /// The person the face is in, as the stored grouping of people says; nil when it waits for
+    /// one, or people were not grouped. Filled by the index's `faces(forPath:)`, never stored here.
+    /// Usage: `face.person?.name ?? "unnamed"`
+    public var person: FacePerson?
 
     /// Usage: `IndexedFace(x: 0, y: 0, width: 40, height: 40, confidence: 0.9)`
     public init(x: Double, y: Double, width: Double, height: Double, confidence: Double, descriptor: [Float]? = nil) {
@@ -73,15 +77,34 @@ public struct IndexedFace: Sendable, Hashable {
     /// `image_faces.descriptors` blob; unchanged when the blob is nil or not one descriptor per face.
     package static func attaching(_ descriptors: Data?, to faces: [IndexedFace]) -> [IndexedFace] {
         guard let descriptors, descriptors.count == faces.count * descriptorLength * 2 else { return faces }
-        let bytes = [UInt8](descriptors)
-        return faces.enumerated().map { index, face in
+        return zip(faces, decodeDescriptors(descriptors)).map { face, descriptor in
             var face = face
-            let start = index * descriptorLength * 2
-            let values = (0..<descriptorLength).map { i in
-                Float(Float16(bitPattern: UInt16(bytes[start + 2 * i]) | UInt16(bytes[start + 2 * i + 1]) << 8))
-            }
-            face.descriptor = values.allSatisfy { $0 == 0 } ? nil : values
+            face.descriptor = descriptor
             return face
+        }
+    }
+
+    /// `faces` with the people of `people` (by face number, from 0).
+    package static func naming(_ faces: [IndexedFace], _ people: [Int: FacePerson]) -> [IndexedFace] {
+        faces.enumerated().map { number, face in
+            var face = face
+            face.person = people[number]
+            return face
+        }
+    }
+
+    /// The descriptors of an `image_faces.descriptors` blob, one per whole descriptor in it; nil
+    /// for a face stored as zeros (recognition ran but could not cut a chip).
+    package static func decodeDescriptors(_ descriptors: Data) -> [[Float]?] {
+        let stride = descriptorLength * 2
+        return descriptors.withUnsafeBytes { raw in
+            (0..<(raw.count / stride)).map { index -> [Float]? in
+                let start = index * stride
+                let values = (0..<descriptorLength).map { i in
+                    Float(Float16(bitPattern: UInt16(raw[start + 2 * i]) | UInt16(raw[start + 2 * i + 1]) << 8))
+                }
+                return values.allSatisfy { $0 == 0 } ? nil : values
+            }
         }
     }
 

@@ -52,6 +52,6 @@ public struct ExportRecordOutput: Codable, Sendable {
         removed = record.removedLabels.isEmpty ? nil : record.removedLabels
         error = record.failureStage.map { FailureOutput(stage: $0, reason: record.failureReason ?? "") }
         faceCount = record.faces?.count
-        faces = record.faces?.map(FaceOutput.init)
+        faces = record.faces?.map { FaceOutput($0) }
     }
 }

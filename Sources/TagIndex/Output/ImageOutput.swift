@@ -63,7 +63,7 @@ public struct ImageOutput: Codable, Sendable {
                 label, marksLeaf: marksLeaves, corrected: added.contains(label.identifier) && label.confidence == 1 ? "added" : nil)
         }
         self.corrections = corrections.isEmpty ? nil : corrections.map(CorrectionMarkOutput.init)
-        self.faces = faces?.map(FaceOutput.init)
+        self.faces = faces?.enumerated().map { FaceOutput($1, number: $0 + 1) }
     }
 
     /// Sets the metadata fields.
@@ -99,14 +99,21 @@ public struct FaceOutput: Codable, Sendable {
     public var width: Double
     public var height: Double
     public var confidence: Double
+    /// The face's number, from 1 (what `people move PHOTO FACE ID` takes).
+    public var face: Int?
+    /// The person the face is in: `{"id": 7, "name": "Anna"}` (no name while unnamed); absent
+    /// while it waits for a person.
+    public var person: FacePerson?
 
-    /// Usage: `FaceOutput(face)`
-    public init(_ face: IndexedFace) {
+    /// Usage: `FaceOutput(face, number: 1)`
+    public init(_ face: IndexedFace, number: Int? = nil) {
         x = JSONOutput.rounded(face.x, decimals: 1)
         y = JSONOutput.rounded(face.y, decimals: 1)
         width = JSONOutput.rounded(face.width, decimals: 1)
         height = JSONOutput.rounded(face.height, decimals: 1)
         confidence = JSONOutput.rounded(face.confidence)
+        self.face = number
+        person = face.person
     }
 }
 

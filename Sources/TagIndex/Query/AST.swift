@@ -21,6 +21,9 @@ public struct SearchTerm: Sendable, Hashable {
         case phrase
         /// A prefix of a label name's word, e.g. `retriev*`.
         case prefix
+        /// A person of the stored grouping by name or id, e.g. `person:anna`, `person:7` (see
+        /// ``PeopleDirectory`` for how names match).
+        case person
     }
 
     /// The term as typed, without quotes or `*`.

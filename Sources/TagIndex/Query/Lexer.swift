@@ -17,7 +17,7 @@ package struct Lexer {
     static let filterKeys: Set<String> = [
         "under", "type", "ext", "after", "before", "minwidth", "minheight", "minsize", "maxsize", "min", "is",
         "filter", "precision", "recall", "faces", "taken", "modified", "camera", "lens", "near", "place", "country",
-        "color", "colour",
+        "color", "colour", "person",
     ]
 
     private let characters: [Character]
@@ -159,6 +159,8 @@ package struct Lexer {
                     value = try quoted()
                 }
                 guard !value.isEmpty else { throw error("expected a value after '\(key):'", at: start) }
+                // A person is a term: it combines with AND, OR and NOT like a label.
+                if key == "person" { return Token(kind: .term(SearchTerm(value, kind: .person, offset: start)), offset: start) }
                 return Token(kind: .filter(key: key, value: value), offset: start)
             }
             if let lastColon = text.lastIndex(of: ":") {

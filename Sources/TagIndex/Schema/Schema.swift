@@ -50,6 +50,7 @@ import GRDB
 /// - v7: an index of the classified images' modification times (``indexedByModificationTime``).
 /// - v8: `image_faces.descriptors`, each face's descriptor for recognising people (see
 ///   ``IndexedFace``); NULL while recognition has not run on the image.
+/// - v9: people: corrections about faces, the stored grouping (see ``PeopleSchema``).
 package enum Schema {
     /// The statement that writes one image row, replacing what its path held, in either dialect:
     /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
@@ -86,7 +87,7 @@ package enum Schema {
         "ALTER TABLE image_faces ADD COLUMN descriptors \(blob)"
     }
 
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
 
     /// The migrations applied to `db`, read so that another process creating the file at the
     /// same moment cannot make the read fail.
@@ -240,6 +241,11 @@ package enum Schema {
         }
         register("v8") { db in
             try db.execute(sql: Self.faceDescriptorsColumn(blob: "BLOB"))
+        }
+        register("v9") { db in
+            for statement in PeopleSchema.createTables(integer: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT") {
+                try db.execute(sql: statement)
+            }
         }
         return migrator
     }

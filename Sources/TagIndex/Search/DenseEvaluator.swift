@@ -32,6 +32,7 @@ package struct DenseEvaluator {
     static func supports(_ plan: MatchPlan) -> Bool {
         switch plan {
         case .labels, .faces, .all, .nothing: true
+        case .people: false
         case .and(let children), .or(let children): children.allSatisfy(supports)
         case .not(let child): supports(child)
         }
@@ -48,6 +49,9 @@ package struct DenseEvaluator {
             try source.scan(match.labelID, threshold: match.threshold, into: &scores)
             try source.keepFaces(match.counts, &scores)
             return scores
+        case .people:
+            // `supports` keeps people out of dense evaluation (SQL joins them to images by content).
+            throw TagIndexError.invalidInput("a search for people runs in SQL, not over postings")
         case .all:
             return try source.universe()
         case .nothing:

@@ -17,6 +17,8 @@ package struct LabelLookup {
     package var allImageCounts: () throws -> [Int64: Int]
     /// Labels a person added somewhere (they pass any calibrated filter there).
     package var addedLabelIDs: () throws -> Set<Int64>
+    /// The people of the stored grouping (`person:` terms and plain names).
+    package var people: () throws -> PeopleDirectory
 
     /// The lookups of a SQLite index, inside a read of `db`.
     static func sqlite(_ db: Database) -> LabelLookup {
@@ -25,7 +27,7 @@ package struct LabelLookup {
                 let escaped = words.map { $0.replacingOccurrences(of: "\"", with: "\"\"") }
                 let match: String =
                     switch kind {
-                    case .word: escaped.map { "\"" + $0 + "\"" }.joined(separator: " ")
+                    case .word, .person: escaped.map { "\"" + $0 + "\"" }.joined(separator: " ")
                     case .phrase: "\"" + escaped.joined(separator: " ") + "\""
                     case .prefix: "\"" + escaped.joined(separator: " ") + "\"*"
                     }
@@ -45,15 +47,23 @@ package struct LabelLookup {
                 }
                 return counts
             },
-            addedLabelIDs: { try Corrections.addedLabelIDs(db) })
+            addedLabelIDs: { try Corrections.addedLabelIDs(db) },
+            people: {
+                PeopleDirectory(entries: try Row.fetchAll(db, sql: PeopleDirectory.query).map { row in
+                    PeopleDirectory.Entry(id: row[0], name: row[1], photoCount: row[2])
+                })
+            })
     }
 
     /// Lookups answered from memory: `labelText` for free text, counts and corrections read beforehand.
-    package static func preloaded(labelText: LabelTextIndex, imageCounts: [Int64: Int], addedLabelIDs: Set<Int64>) -> LabelLookup {
+    package static func preloaded(
+        labelText: LabelTextIndex, imageCounts: [Int64: Int], addedLabelIDs: Set<Int64>, people: PeopleDirectory = PeopleDirectory(entries: [])
+    ) -> LabelLookup {
         LabelLookup(
             freeText: { words, kind in labelText.matches(words, kind: kind) },
             imageCounts: { ids in Dictionary(uniqueKeysWithValues: Set(ids).map { ($0, imageCounts[$0] ?? 0) }) },
             allImageCounts: { imageCounts.filter { $0.value > 0 } },
-            addedLabelIDs: { addedLabelIDs })
+            addedLabelIDs: { addedLabelIDs },
+            people: { people })
     }
 }

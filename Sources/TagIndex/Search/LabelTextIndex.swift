@@ -56,7 +56,7 @@ package struct LabelTextIndex: Sendable {
         let phrases: [[String]] =
             switch kind {
             case .phrase, .prefix: [words.flatMap(Self.tokens)]
-            case .word: words.map(Self.tokens)
+            case .word, .person: words.map(Self.tokens)
             }
         guard !phrases.isEmpty, phrases.allSatisfy({ !$0.isEmpty }) else { return [] }
         var found: Set<Int64> = []

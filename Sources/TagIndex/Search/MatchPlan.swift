@@ -7,6 +7,8 @@ package indirect enum MatchPlan {
     /// Images whose number of stored faces is in a range, scored by the best face (a vocabulary
     /// word's `facesAtLeast`).
     case faces(FaceMatch)
+    /// Images in which any of the people appears, without a score.
+    case people(PeopleMatch)
     /// Every image of the query's scope, without a score.
     case all
     /// No image.
@@ -20,6 +22,7 @@ package indirect enum MatchPlan {
         switch self {
         case .labels(let match): match.estimate
         case .faces(let match): match.estimate
+        case .people(let match): match.estimate
         case .all: total
         case .nothing: 0
         case .and(let children): children.map { $0.estimate(total: total) }.min() ?? total
@@ -63,6 +66,14 @@ package struct FaceMatch {
     /// How many faces an image may have (at least 1: an image without faces has no face label).
     package var counts: ClosedRange<Int>
     /// The face label's stored image count.
+    package var estimate: Int
+}
+
+/// Images a person of the stored grouping is in (`face_people` joined to `images` by content).
+package struct PeopleMatch {
+    /// The people's ids.
+    package var ids: [Int64]
+    /// Their photo counts summed.
     package var estimate: Int
 }
 
@@ -118,6 +129,21 @@ package struct MatchPlanner {
     /// face, but is a ballplayer photo where no face was found), and any image with N faces or more
     /// also matches. A word the classifier cannot see searches the faces alone.
     private func plan(_ term: SearchTerm) throws -> MatchPlan {
+        if term.kind == .person { return people(try lookup.people().resolve(term)) }
+        // A person's whole name typed as a word finds them; with a label of that name too, either.
+        if term.kind != .prefix, term.minimumConfidence == nil, case let named = try lookup.people().named(term.text), !named.isEmpty {
+            let resolver = TermResolver(lookup: lookup, taxonomy: taxonomy)
+            guard case .name? = try? resolver.resolve(term) else { return people(named) }
+            return .or([try labelsPlan(term), people(named)])
+        }
+        return try labelsPlan(term)
+    }
+
+    private func people(_ entries: [PeopleDirectory.Entry]) -> MatchPlan {
+        .people(PeopleMatch(ids: entries.map(\.id).sorted(), estimate: entries.reduce(0) { $0 + $1.photoCount }))
+    }
+
+    private func labelsPlan(_ term: SearchTerm) throws -> MatchPlan {
         let searched = try TermResolver(lookup: lookup, taxonomy: taxonomy).searched(for: term)
         let threshold = StorageFormat.threshold(term.minimumConfidence ?? query.minimumConfidence)
         let roots = taxonomy.minimalCover(searched.labels)

@@ -48,10 +48,12 @@ extension PostgresIndex {
         var binds = PostgresBindings()
         binds.append(path)
         let stored = try await session.all(
-            "SELECT faces, descriptors FROM image_faces JOIN images ON images.id = image_id WHERE path = $1", binds
-        ) { try $0.decode((ByteBuffer, ByteBuffer?).self) }
+            "SELECT faces, descriptors, content_hash FROM image_faces JOIN images ON images.id = image_id WHERE path = $1", binds
+        ) { try $0.decode((ByteBuffer, ByteBuffer?, String?).self) }
         guard let row = stored.first, let faces = IndexedFace.decode(Data(row.0.readableBytesView)) else { return nil }
-        return IndexedFace.attaching(row.1.map { Data($0.readableBytesView) }, to: faces)
+        var people: [Int: FacePerson] = [:]
+        if let hash = row.2 { people = try await facePeople(contentHash: hash) }
+        return IndexedFace.naming(IndexedFace.attaching(row.1.map { Data($0.readableBytesView) }, to: faces), people)
     }
 
     /// The metadata stored for one file (as ``SQLiteIndex/metadata(forPath:)``).

@@ -56,6 +56,10 @@ enum PostgresTaxonomy {
             counts[id] = Int(count)
         }
         let added = try await PostgresSearcher.addedLabelIDs(session)
-        return (taxonomy, .preloaded(labelText: labelText, imageCounts: counts, addedLabelIDs: added), labelText)
+        let people = PeopleDirectory(entries: try await session.all(PeopleDirectory.query) { row in
+            let (id, name, photos) = try row.decode((Int64, String?, Int64).self)
+            return PeopleDirectory.Entry(id: id, name: name, photoCount: Int(photos))
+        })
+        return (taxonomy, .preloaded(labelText: labelText, imageCounts: counts, addedLabelIDs: added, people: people), labelText)
     }
 }

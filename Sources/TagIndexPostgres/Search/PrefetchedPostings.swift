@@ -29,7 +29,7 @@ struct PrefetchedPostings: DenseTermSource {
     static func supports(_ plan: MatchPlan) -> Bool {
         switch plan {
         case .labels, .nothing: true
-        case .faces, .all, .not: false
+        case .faces, .all, .not, .people: false
         case .or(let children): children.allSatisfy(supports)
         case .and(let children):
             children.contains { !$0.isNegation }
@@ -44,7 +44,7 @@ struct PrefetchedPostings: DenseTermSource {
         switch plan {
         case .labels(let match): Set(match.scans.map(\.labelID))
         case .faces(let match): [match.labelID]
-        case .all, .nothing: []
+        case .all, .nothing, .people: []
         case .and(let children), .or(let children): children.reduce(into: Set<Int64>()) { $0.formUnion(labels(of: $1)) }
         case .not(let child): labels(of: child)
         }

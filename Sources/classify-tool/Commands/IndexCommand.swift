@@ -214,7 +214,27 @@ struct IndexCommand: AsyncParsableCommand {
         display.stop()
         printSummary(report)
         if report.interrupted { throw ExitCode(ToolExit.interrupted) }
+        await groupPeople()
         if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
+    }
+
+    /// Groups the described faces into people when they or the corrections changed; a failure is
+    /// a warning (the next run or `people` groups them again).
+    private func groupPeople() async {
+        let start = ContinuousClock.now
+        do {
+            let index = try await database.openBackend()
+            defer { Task { await index.close() } }
+            let refresh = try await index.refreshPeople()
+            guard refresh.regrouped, refresh.faces > 0 || refresh.people > 0 else { return }
+            let seconds = Double((ContinuousClock.now - start).components.attoseconds) * 1e-18 + Double((ContinuousClock.now - start).components.seconds)
+            Terminal.out(String(
+                format: "people: %@ faces grouped into %@ (%@ named), %@ waiting for a person (%.1f s)",
+                Self.grouped(refresh.faces), refresh.people == 1 ? "1 person" : "\(Self.grouped(refresh.people)) people",
+                Self.grouped(refresh.named), Self.grouped(refresh.unassigned), seconds))
+        } catch {
+            Terminal.error("warning: people were not grouped (\(error)); `classify-tool people` groups them")
+        }
     }
 
     /// "1 photo", "2 photos", "10,000 photos".

@@ -98,8 +98,9 @@ struct ShowCommand: AsyncParsableCommand {
         }
         if let faces {
             Terminal.out("  faces     \(faces.count)")
-            for face in faces {
-                Terminal.out(String(format: "    %.3f  x %.0f  y %.0f  %.0fx%.0f", face.confidence, face.x, face.y, face.width, face.height))
+            for (number, face) in faces.enumerated() {
+                let person = face.person.map { "  person \($0.id)" + ($0.name.map { " \($0)" } ?? "") } ?? ""
+                Terminal.out(String(format: "    %d  %.3f  x %.0f  y %.0f  %.0fx%.0f", number + 1, face.confidence, face.x, face.y, face.width, face.height) + person)
             }
         }
     }

@@ -55,6 +55,13 @@ public enum IndexCopy {
         Table(name: "model_labels", columns: ["image_id", "packed"], keyCount: 1),
         Table(name: "image_faces", columns: ["image_id", "face_count", "faces", "descriptors"], keyCount: 1),
         Table(name: "image_metadata", columns: MetadataStorage.columns, keyCount: 1),
+        Table(name: "people_corrections", columns: [
+            "id", "kind", "content_hash", "face_number", "other_hash", "other_number", "name", "source", "priority", "made_at",
+        ], keyCount: 1, hasIdentity: true),
+        Table(name: "people", columns: [
+            "id", "name", "name_key", "anchor_hash", "anchor_number", "face_count", "photo_count",
+        ], keyCount: 1),
+        Table(name: "face_people", columns: ["content_hash", "face_number", "person_id", "hidden"], keyCount: 2),
     ]
 
     /// Rows copied per table, in copy order.

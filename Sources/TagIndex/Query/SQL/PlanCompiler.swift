@@ -13,7 +13,8 @@
 ///   operands' primary keys walk the B-tree forward); the score is the lowest scored operand's,
 ///   NULL scores ignored;
 /// - NOT: a `NOT EXISTS` probe per driving row; OR: `UNION ALL` grouped by image with the highest score;
-/// - faces (a word's `facesAtLeast`): the face label's rows joined to `image_faces` on the count range.
+/// - faces (a word's `facesAtLeast`): the face label's rows joined to `image_faces` on the count range;
+/// - people: `face_people` joined to `images` by content hash, unscored.
 ///
 /// A new term family is one ``MatchPlan`` case and one rule in ``set(_:imageOrder:)`` and
 /// ``contains(_:imageID:)``: both databases run it.
@@ -61,6 +62,12 @@ package struct PlanCompiler {
                 FROM observations AS o \(dialect.orderedJoin) image_faces AS f ON f.image_id = o.image_id
                 WHERE o.label_id = \(binder.bind(match.labelID)) AND o.best >= \(binder.bind(match.threshold))
                   AND f.face_count BETWEEN \(binder.bind(match.counts.lowerBound)) AND \(binder.bind(match.counts.upperBound))
+                """
+        case .people(let match):
+            return """
+                SELECT DISTINCT i.id AS image_id, \(dialect.nullScore) AS score
+                FROM face_people AS fp \(dialect.orderedJoin) images AS i ON i.content_hash = fp.content_hash
+                WHERE \(dialect.isMember("fp.person_id", of: match.ids, binder)) AND i.error_stage IS NULL
                 """
         case .all:
             return universe
@@ -180,6 +187,11 @@ package struct PlanCompiler {
                         WHERE o.label_id = \(binder.bind(match.labelID)) AND o.image_id = \(imageID) AND o.best >= \(binder.bind(match.threshold))
                           AND f.face_count BETWEEN \(binder.bind(match.counts.lowerBound)) AND \(binder.bind(match.counts.upperBound)))
                 """
+        case .people(let match):
+            return """
+                EXISTS (SELECT 1 FROM images AS pi \(dialect.orderedJoin) face_people AS fp ON fp.content_hash = pi.content_hash
+                        WHERE pi.id = \(imageID) AND \(dialect.isMember("fp.person_id", of: match.ids, binder)))
+                """
         case .all:
             return "(\(dialect.literalTrue))"
         case .nothing:
@@ -202,7 +214,7 @@ extension MatchPlan {
     package var scoresAreNeverNull: Bool {
         switch self {
         case .labels, .faces: true
-        case .all, .nothing, .not: false
+        case .all, .nothing, .not, .people: false
         case .or(let children): !children.isEmpty && children.allSatisfy(\.scoresAreNeverNull)
         // The lowest scored operand's score: one operand with a score always gives one.
         case .and(let children): children.contains { !$0.isNegation && $0.scoresAreNeverNull }

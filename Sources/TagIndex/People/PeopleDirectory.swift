@@ -1,0 +1,70 @@
+/// The people of the stored grouping as search resolves `person:` terms and plain names against
+/// them: read once per search (a few thousand short rows at most).
+///
+/// - `person:7` is the person with id 7 (unnamed people too);
+/// - `person:anna` is the person called Anna, case and accents ignored (`person:zoe` finds Zoé);
+///   failing that, the one person whose name starts with the text (`person:ann`), or whose name
+///   has a word that does (`person:martin` finds Zoé Martin);
+/// - a plain word or quoted phrase that is a person's whole name (`anna`, `"zoé martin"`) finds them.
+///
+/// Usage: `let ids = try directory.resolve(SearchTerm("anna", kind: .person))`
+package struct PeopleDirectory: Sendable {
+    /// One stored person.
+    package struct Entry: Sendable, Hashable {
+        package var id: Int64
+        package var name: String?
+        package var photoCount: Int
+
+        package init(id: Int64, name: String?, photoCount: Int) {
+            self.id = id
+            self.name = name
+            self.photoCount = photoCount
+        }
+    }
+
+    package var entries: [Entry]
+
+    /// Usage: `PeopleDirectory(entries: [])`
+    package init(entries: [Entry]) { self.entries = entries }
+
+    /// The rows ``init(rows:)`` reads: id, name, photo count.
+    package static let query = "SELECT id, name, photo_count FROM people"
+
+    /// The people `person:TEXT` names; throws a sentence when none does, or a prefix is ambiguous.
+    package func resolve(_ term: SearchTerm) throws -> [Entry] {
+        let text = term.text.trimmingCharacters(in: .whitespaces)
+        if let id = Int64(text) {
+            guard let person = entries.first(where: { $0.id == id }) else {
+                throw TagIndexError.invalidInput("no person has the id \(id) (`classify-tool people` lists them)")
+            }
+            return [person]
+        }
+        let key = PeopleNames.key(text)
+        let named = entries.filter { $0.name != nil }
+        let exact = named.filter { PeopleNames.key($0.name!) == key }
+        if !exact.isEmpty { return exact }
+        var starting = named.filter { PeopleNames.key($0.name!).hasPrefix(key) }
+        if starting.isEmpty {
+            starting = named.filter { PeopleNames.key($0.name!).split(separator: " ").contains { $0.hasPrefix(key) } }
+        }
+        let names = Set(starting.compactMap(\.name)).sorted()
+        guard names.count <= 1 else {
+            let listed = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", ..." : "")
+            throw TagIndexError.invalidInput("'person:\(text)' could be \(listed): type more of the name")
+        }
+        guard !starting.isEmpty else {
+            throw TagIndexError.invalidInput(
+                named.isEmpty
+                    ? "no person is named yet: name one with `classify-tool people name ID NAME` or search person:ID"
+                    : "no person is called '\(text)' (`classify-tool people` lists them)")
+        }
+        return starting
+    }
+
+    /// The people whose whole name is `text` (a plain word or phrase), case and accents ignored.
+    package func named(_ text: String) -> [Entry] {
+        let key = PeopleNames.key(text)
+        guard !key.isEmpty else { return [] }
+        return entries.filter { $0.name.map(PeopleNames.key) == key }
+    }
+}
