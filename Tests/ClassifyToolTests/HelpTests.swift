@@ -10,7 +10,7 @@ import Testing
 ///
 /// The tool runs with COLUMNS=80, so the wrapping does not depend on the terminal.
 @Suite struct HelpTests {
-    static let commands = ["", "classify", "faces", "index", "search", "show", "tag", "export", "stats", "labels", "calibrate", "evaluate", "bench", "similar", "duplicates", "serve", "copy"]
+    static let commands = ["", "classify", "faces", "index", "search", "show", "tag", "export", "stats", "labels", "calibrate", "evaluate", "bench", "similar", "duplicates", "serve", "copy", "people"]
     /// classify-bench's subcommands, pinned in Help/classify-bench/.
     static let benchCommands = ["", "index", "similar", "writers", "faces", "face-recall", "stages", "places", "people"]
     static let directory = Tool.packageRoot.appending(path: "Tests/ClassifyToolTests/Help")

@@ -30,8 +30,10 @@ struct IndexCommand: AsyncParsableCommand {
             earlier version, or with --no-faces) get them on the next run without being
             classified again; the summary says how many ("faces added to N photos").
             Each face also gets a descriptor (dlib's face recognition network,
-            Models/face-recognition), what grouping faces into people works on; faces
-            stored without one get it on the next run from their stored boxes.
+            Models/face-recognition); faces stored without one get it on the next run
+            from their stored boxes. After the run, the described faces are grouped into
+            people when they changed (`people` lists, names and corrects them; search
+            with person:NAME).
             --no-faces leaves faces out (the faces stored stay).
 
             Each photo's date taken, GPS position, camera and lens, and the nearest town,

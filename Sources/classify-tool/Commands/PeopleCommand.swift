@@ -37,7 +37,7 @@ struct PeopleCommand: AsyncParsableCommand {
     /// Usage: `classify-tool people --format json`
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List people: id, name, faces, photos and a sample photo (the default).",
+            abstract: "List people: id, name, faces, photos and a sample photo.",
             discussion: "Examples:\n  classify-tool people\n  classify-tool people --unassigned --format json")
         @Option(help: "Output format.") var format: DetailFormat = .table
         @Flag(help: "List the faces waiting for a person instead.") var unassigned = false

@@ -1,0 +1,134 @@
+import Classify
+import ClassifyTestSupport
+import Foundation
+import Testing
+
+/// People through the commands, on photos of two real people (the astronaut and the cameraman
+/// fixtures, each at three scales, crops and JPEG qualities): `index` groups them, `people`
+/// lists, names, hides; `search person:` and a name typed alone find them; `show` names each
+/// face; a run killed inside the grouping's transaction loses nothing; a PostgreSQL copy answers
+/// the same.
+@Suite struct PeopleToolTests {
+    static let faces = Tool.packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/faces")
+
+    /// Three variants of a fixture portrait: JPEG quality 40, 1.5x larger (nearest), cropped.
+    static func variants(of file: String) throws -> [[UInt8]] {
+        let image = try ImageDecoder().decode(contentsOf: faces.appending(path: file))
+        let (width, height) = (image.width, image.height)
+        var larger = [UInt8](repeating: 0, count: (width * 3 / 2) * (height * 3 / 2) * 3)
+        for y in 0..<(height * 3 / 2) {
+            for x in 0..<(width * 3 / 2) {
+                for channel in 0..<3 { larger[(y * (width * 3 / 2) + x) * 3 + channel] = image.pixels[((y * 2 / 3) * width + x * 2 / 3) * 3 + channel] }
+            }
+        }
+        let cropWidth = width * 8 / 10, cropHeight = height * 9 / 10
+        var cropped: [UInt8] = []
+        for y in 0..<cropHeight { cropped += image.pixels[(y * width * 3)..<(y * width * 3 + cropWidth * 3)] }
+        return [
+            try TestJPEG.encode(image.pixels, width: width, height: height, quality: 40),
+            try TestJPEG.encode(larger, width: width * 3 / 2, height: height * 3 / 2, quality: 90),
+            try TestJPEG.encode(cropped, width: cropWidth, height: cropHeight, quality: 95),
+        ]
+    }
+
+    /// The two people's photos in a fresh fixture: astronaut-1...3.jpg, camera-1...3.jpg.
+    static func twoPeople(_ name: String) throws -> Fixture {
+        let fixture = try Fixture.empty(name)
+        for (person, file) in [("astronaut", "astronaut.png"), ("camera", "camera.png")] {
+            for (number, bytes) in try variants(of: file).enumerated() {
+                try Data(bytes).write(to: fixture.photos.appending(path: "\(person)-\(number + 1).jpg"))
+            }
+        }
+        return fixture
+    }
+
+    static func json(_ result: Tool.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
+    }
+
+    static func people(_ db: [String]) throws -> [[String: Any]] {
+        try #require(try json(try Tool.run(["people", "--format", "json"] + db))["people"] as? [[String: Any]])
+    }
+
+    @Test func indexGroupsNameAndSearch() throws {
+        let fixture = try Self.twoPeople("people-tool")
+        defer { fixture.remove() }
+        let db = ["--db", fixture.database.path]
+        let path = { (name: String) in fixture.photos.appending(path: name).path }
+        let indexed = try Tool.run(["index", fixture.photos.path] + db)
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        #expect(indexed.stdout.contains("people: 6 faces grouped into 2 people (0 named), 0 waiting for a person"), "\(indexed.stdout)")
+
+        var people = try Self.people(db)
+        #expect(people.map { $0["faces"] as? Int } == [3, 3] && people.map { $0["photos"] as? Int } == [3, 3])
+        #expect(people.allSatisfy { $0["name"] as? String == "" })
+        let astronaut = try #require(people.first { ($0["sample"] as? String)?.contains("/astronaut-") == true }?["id"] as? Int)
+        let camera = try #require(people.first { ($0["sample"] as? String)?.contains("/camera-") == true }?["id"] as? Int)
+
+        // Unnamed people are found by id; then named, by name, prefix and name typed alone.
+        let astronauts = (1...3).map { path("astronaut-\($0).jpg") }
+        #expect(try Tool.run(["search", "person:\(astronaut)"] + db).lines.sorted() == astronauts)
+        let named = try Tool.run(["people", "name", String(astronaut), "Eileen Collins"] + db)
+        #expect(named.status == 0 && named.stderr.contains("named person \(astronaut) Eileen Collins"), "\(named.stderr)")
+        #expect(try Tool.run(["people", "name", String(camera), "Cam"] + db).status == 0)
+        #expect(try Tool.run(["search", "person:eileen"] + db).lines.sorted() == astronauts)
+        #expect(try Tool.run(["search", "person:collins"] + db).lines.sorted() == astronauts)
+        #expect(try Tool.run(["search", "cam"] + db).lines.sorted() == (1...3).map { path("camera-\($0).jpg") })
+        #expect(try Tool.run(["search", "person:eileen AND person:cam"] + db).lines.isEmpty)
+        #expect(try Tool.run(["search", "person:eileen OR person:cam"] + db).lines.count == 6)
+        let show = try Self.json(try Tool.run(["show", path("astronaut-2.jpg"), "--format", "json"] + db))
+        let face = try #require((show["faces"] as? [[String: Any]])?.first)
+        #expect((face["person"] as? [String: Any])?["name"] as? String == "Eileen Collins" && face["face"] as? Int == 1)
+        #expect(try Tool.run(["show", path("astronaut-2.jpg")] + db).stdout.contains("person \(astronaut) Eileen Collins"))
+
+        // Indexing again keeps the people and their names; a face hidden leaves its person.
+        let again = try Tool.run(["index", fixture.photos.path] + db)
+        #expect(again.status == 0 && !again.stdout.contains("people:"), "\(again.stdout)")
+        #expect(try Tool.run(["people", "hide", path("astronaut-3.jpg"), "1"] + db).status == 0)
+        people = try Self.people(db)
+        #expect(people.map { $0["name"] as? String } == ["Cam", "Eileen Collins"] || people.map { $0["name"] as? String } == ["Eileen Collins", "Cam"])
+        #expect(try Tool.run(["search", "person:eileen"] + db).lines.sorted() == Array(astronauts.prefix(2)))
+
+        // Bad requests: a sentence and status 1, nothing recorded.
+        let unknown = try Tool.run(["people", "name", "99", "X"] + db)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no person has the id 99"), "\(unknown.stderr)")
+        let noFace = try Tool.run(["people", "hide", path("astronaut-1.jpg"), "4"] + db)
+        #expect(noFace.status == 1 && noFace.stderr.contains("has 1 face; face 4 is not one of them"), "\(noFace.stderr)")
+        let noPerson = try Tool.run(["search", "person:zed"] + db)
+        #expect(noPerson.status != 0 && noPerson.stderr.contains("no person is called 'zed'"), "\(noPerson.stderr)")
+    }
+
+    @Test func aRunKilledWhileGroupingLosesNothing() throws {
+        let fixture = try Self.twoPeople("people-kill")
+        defer { fixture.remove() }
+        let db = ["--db", fixture.database.path]
+        #expect(try Tool.run(["index", fixture.photos.path] + db).status == 0)
+        let person = try #require(try Self.people(db).first?["id"] as? Int)
+        // Killed inside the transaction that stores the regrouping after the name: the name is kept
+        // (it was committed before), and the next command groups again.
+        let environment = Tool.environment(dataHome: fixture.dataHome, extra: ["CLASSIFY_CRASH_AT": "grouping:1"])
+        let killed = try Tool.run(["people", "name", String(person), "Ann"] + db, environment: environment)
+        #expect(killed.status != 0)
+        #expect(try Self.people(db).contains { $0["name"] as? String == "Ann" })
+        #expect(try Tool.run(["search", "person:ann"] + db).lines.count == 3)
+    }
+
+    @Test(.enabled(if: DevPostgres.url != nil, DevPostgres.skipReason))
+    func aPostgreSQLCopyKeepsPeopleAndTheirCorrections() throws {
+        let fixture = try Self.twoPeople("people-postgres")
+        defer { fixture.remove() }
+        let db = ["--db", fixture.database.path]
+        #expect(try Tool.run(["index", fixture.photos.path] + db).status == 0)
+        let person = try #require(try Self.people(db).first?["id"] as? Int)
+        #expect(try Tool.run(["people", "name", String(person), "Ann"] + db).status == 0)
+        let database = try DevPostgres.freshDatabase()
+        let copied = try Tool.run(["copy", "--from", fixture.database.path, "--to", database])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let pg = ["--db", database]
+        #expect(try Tool.run(["search", "person:ann"] + pg).lines == (try Tool.run(["search", "person:ann"] + db).lines))
+        #expect(try Self.people(pg).map { $0["name"] as? String } == (try Self.people(db).map { $0["name"] as? String }))
+        // A correction on the server regroups there.
+        #expect(try Tool.run(["people", "hide", try #require(try Tool.run(["search", "person:ann"] + pg).lines.first), "1"] + pg).status == 0)
+        #expect(try Tool.run(["search", "person:ann"] + pg).lines.count == 2)
+    }
+}
