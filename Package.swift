@@ -132,6 +132,8 @@ let package = Package(
                 .embedInCode("Resources/templates/labels.mustache"),
                 .embedInCode("Resources/templates/label.mustache"),
                 .embedInCode("Resources/templates/stats.mustache"),
+                .embedInCode("Resources/templates/people.mustache"),
+                .embedInCode("Resources/templates/person.mustache"),
                 .embedInCode("Resources/templates/error.mustache"),
                 .embedInCode("Resources/static/gallery.css"),
                 .embedInCode("Resources/static/gallery.js"),

@@ -8,5 +8,6 @@ import TagIndex
 extension SearchOutput: ResponseEncodable {}
 extension ImageOutput: ResponseEncodable {}
 extension SimilarOutput: ResponseEncodable {}
+extension PeopleOutput: ResponseEncodable {}
 extension StatsOutput: ResponseEncodable {}
 extension LabelOutput: ResponseEncodable {}

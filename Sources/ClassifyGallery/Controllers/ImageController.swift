@@ -102,7 +102,9 @@ struct ImageController: Sendable {
 
     @Sendable func page(_ request: Request, context: GalleryRequestContext) async throws -> Response {
         let details = try await details(id: Self.imageID(context), similarCount: Self.similarCount + 1)
-        return services.pages.response("image", ImageView(details))
+        // The names a face can be given in one click (as suggestions; any name is accepted).
+        let named = (details.faces ?? []).isEmpty ? [] : try await services.read { try await $0.people().compactMap(\.name) }
+        return services.pages.response("image", ImageView(details, csrf: context.csrfToken, names: named))
     }
 
     @Sendable func api(_ request: Request, context: GalleryRequestContext) async throws -> ImageOutput {
@@ -173,6 +175,24 @@ struct ImageView: PageView {
         var width: String
         var height: String
         var title: String
+        /// The person's name (or "person 7") drawn beside the box; nil while unassigned.
+        var label: String?
+        /// Where the label goes: below the box, or above it when the box reaches the bottom.
+        var labelY: String
+        /// The label's size in the overlay's units (a fixed share of the photo's height).
+        var fontSize: String
+    }
+
+    /// A face in the People part of the page: its crop, its person and the forms that correct it.
+    struct FaceRow: Sendable {
+        var number: Int
+        var crop: String
+        var person: String?
+        var personURL: String?
+        var personID: Int64?
+        var whoAction: String
+        var notAction: String
+        var hideAction: String
     }
 
     var title: String
@@ -195,6 +215,12 @@ struct ImageView: PageView {
     var swatches: [Swatch]
     /// The faces' outlines, drawn over the photo when the "faces" switch is on; empty without faces.
     var faces: [FaceOutline]
+    /// The faces with their people and forms.
+    var faceRows: [FaceRow]
+    /// Named people, suggested in the "who is this" fields.
+    var names: [String]
+    /// This session's form token.
+    var csrf: String
     /// "1 face", "3 faces"; nil when the image has no faces stored.
     var faceCount: String?
     /// The overlay's viewBox: the upright image's size.
@@ -226,7 +252,9 @@ struct ImageView: PageView {
         return facts
     }
 
-    init(_ details: ImageController.Details) {
+    init(_ details: ImageController.Details, csrf: String = "", names: [String] = []) {
+        self.csrf = csrf
+        self.names = names.sorted()
         let image = details.image
         // Pages show names as people read them (bytes that are not UTF-8 as U+FFFD); the API
         // keeps the exact path.
@@ -271,13 +299,24 @@ struct ImageView: PageView {
         groupBars = Array(groups.prefix(6))
         moreGroupBars = Array(groups.dropFirst(6))
         let stored = details.faces ?? []
+        faceRows = stored.enumerated().map { index, face in
+            let base = "/images/\(details.id)/faces/\(index + 1)"
+            return FaceRow(
+                number: index + 1, crop: base, person: face.person.map { $0.name ?? "Person \($0.id)" },
+                personURL: face.person.map { "/people/\($0.id)" }, personID: face.person?.id,
+                whoAction: base + "/person", notAction: base + "/not", hideAction: base + "/hide")
+        }
         if let width = image.width, let height = image.height, width > 0, height > 0, !stored.isEmpty {
             faceViewBox = "0 0 \(width) \(height)"
             faces = stored.map { face in
-                FaceOutline(
+                let label = face.person.map { $0.name ?? "person \($0.id)" }
+                let below = face.y + face.height + Double(height) * 0.04
+                return FaceOutline(
                     x: String(format: "%.1f", face.x), y: String(format: "%.1f", face.y),
                     width: String(format: "%.1f", face.width), height: String(format: "%.1f", face.height),
-                    title: "face \(LabelText.confidence(face.confidence))")
+                    title: (label ?? "face") + " \(LabelText.confidence(face.confidence))", label: label,
+                    labelY: String(format: "%.1f", below <= Double(height) ? below : max(Double(height) * 0.04, face.y - Double(height) * 0.01)),
+                    fontSize: String(format: "%.1f", Double(max(width, height)) * 0.03))
             }
             faceCount = "\(stored.count) face\(stored.count == 1 ? "" : "s")"
         } else {

@@ -23,6 +23,8 @@ struct PageRenderer: Sendable {
         "stats": PackageResources.stats_mustache,
         "error": PackageResources.error_mustache,
         "tiles": PackageResources.tiles_mustache,
+        "people": PackageResources.people_mustache,
+        "person": PackageResources.person_mustache,
     ]
 
     init() throws {
@@ -45,6 +47,7 @@ struct PageRenderer: Sendable {
             "isDuplicates": view.section == "duplicates",
             "isLabels": view.section == "labels",
             "isStats": view.section == "stats",
+            "isPeople": view.section == "people",
             "page": view,
         ]
         let html = library.render(root, withTemplate: name) ?? ""
@@ -62,6 +65,6 @@ struct PageRenderer: Sendable {
 protocol PageView: Sendable {
     /// The `<title>` (the site name is appended).
     var title: String { get }
-    /// `search`, `duplicates`, `labels` or `stats`: the navigation item to highlight.
+    /// `search`, `people`, `duplicates`, `labels` or `stats`: the navigation item to highlight.
     var section: String { get }
 }

@@ -26,6 +26,11 @@ struct QueryParameters: Sendable {
         }
     }
 
+    /// No parameters.
+    static let empty = QueryParameters()
+
+    private init() {}
+
     subscript(_ name: String) -> String? { values[name] }
 
     /// The value of `name` as an integer in `range`; nil when absent or empty.

@@ -24,6 +24,10 @@ public struct GalleryConfiguration: Sendable {
     public var cacheDirectory: URL
     /// The address to listen on: 127.0.0.1 (this machine only) unless told otherwise.
     public var host: String
+    /// The token every request must show (once in the URL, then in a cookie), else a 401. Nil on
+    /// loopback; a server listening beyond it gets a fresh random one when none is given, and
+    /// the URL `run` reports carries it (`?token=...`).
+    public var accessToken: String?
     /// The port; 0 picks a free one (the URL printed at start says which).
     public var port: Int
     /// How many database reads (on PostgreSQL: connections) and how many image decodes run at

@@ -31,6 +31,8 @@ final class GalleryIndex: Sendable {
     /// Indexes whose connection a read gave up on (they may never say they are closed).
     private let abandoned = Locked<Set<ObjectIdentifier>>([])
     private let reopening = SingleFlight<Int, any IndexBackend>()
+    /// SQLite: the connection corrections write through, opened with the first (the reads' is read-only).
+    private let writer = Locked<(any IndexBackend)?>(nil)
 
     /// Opens the index (read-only for SQLite; the first connection for PostgreSQL); throws when
     /// it cannot be read.
@@ -71,6 +73,27 @@ final class GalleryIndex: Sendable {
                 await free.give(back: slot)
                 throw error
             }
+        }
+    }
+
+    /// Runs `body`, which writes (people's corrections), on the index: for SQLite on a writable
+    /// connection opened with the first write, one write at a time; for PostgreSQL on a read
+    /// connection (any can write).
+    func write<T: Sendable>(_ body: @escaping @Sendable (any IndexBackend) async throws -> T) async throws -> T {
+        guard !opener.allowsConcurrentConnections(location) else { return try await read(body) }
+        return try await work.runPreferring { [writer, location, opener] in
+            let index: any IndexBackend
+            if let open = writer.withLock({ $0 }) {
+                index = open
+            } else {
+                do {
+                    index = try await opener.open(location)
+                } catch {
+                    throw GalleryError(.serviceUnavailable, "The index at \(location) cannot be written (\(error)); corrections need write access to it.")
+                }
+                writer.withLock { $0 = index }
+            }
+            return try await body(index)
         }
     }
 

@@ -15,6 +15,10 @@ struct GalleryRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// When routing started.
     let receivedAt: ContinuousClock.Instant
+    /// This browser session's token for forms (see ``CSRFMiddleware``).
+    var csrfToken = ""
+    /// A POST's form, read and checked by ``CSRFMiddleware``.
+    var form = QueryParameters.empty
 
     init(source: Source) {
         coreContext = .init(source: source)

@@ -21,6 +21,8 @@ public struct GalleryServer: Sendable {
     /// let server = try await GalleryServer(configuration: configuration)
     /// ```
     public init(configuration: GalleryConfiguration) async throws {
+        var configuration = configuration
+        if !configuration.isLoopbackOnly && configuration.accessToken == nil { configuration.accessToken = Secrets.token() }
         self.configuration = configuration
         services = try await GalleryServices(configuration: configuration)
     }
@@ -30,12 +32,16 @@ public struct GalleryServer: Sendable {
         let router = Router(context: GalleryRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware(hosts: hosts))
         router.add(middleware: ErrorMiddleware(pages: services.pages))
+        // Off loopback, every request shows the access token first; every POST its session's form token.
+        router.add(middleware: AccessTokenMiddleware(token: configuration.accessToken))
+        router.add(middleware: CSRFMiddleware())
         SearchController(services: services).addRoutes(to: router)
         ImageController(services: services).addRoutes(to: router)
         RenditionController(services: services).addRoutes(to: router)
         DuplicatesController(services: services).addRoutes(to: router)
         LabelsController(services: services).addRoutes(to: router)
         StatsController(services: services).addRoutes(to: router)
+        PeopleController(services: services).addRoutes(to: router)
         AssetsController().addRoutes(to: router)
         return router
     }
@@ -60,7 +66,9 @@ public struct GalleryServer: Sendable {
                 let bound = channel.localAddress?.port ?? configuration.port
                 // Only now is the port known (0 asks for a free one).
                 if loopbackOnly { hosts.allow(HostCheck.loopbackNames(host: hostForURL, port: bound)) }
-                onListening(URL(string: "http://\(hostForURL):\(bound)/")!)
+                // Off loopback the address carries the access token once; the browser keeps it in a cookie.
+                let token = configuration.accessToken.map { "?token=\($0)" } ?? ""
+                onListening(URL(string: "http://\(hostForURL):\(bound)/\(token)")!)
             },
             logger: logger)
         try await app.runService()

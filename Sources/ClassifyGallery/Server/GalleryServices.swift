@@ -36,6 +36,11 @@ final class GalleryServices: Sendable {
         try await index.read(body)
     }
 
+    /// Runs an index write (see ``GalleryIndex/write(_:)``).
+    func write<T: Sendable>(_ body: @escaping @Sendable (any IndexBackend) async throws -> T) async throws -> T {
+        try await index.write(body)
+    }
+
     /// The indexed image with `id`, or a 404.
     func image(id: Int64) async throws -> (image: IndexedImage, id: Int64) {
         let found = try await read { index -> IndexedImage? in

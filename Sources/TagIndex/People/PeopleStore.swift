@@ -52,6 +52,9 @@ public enum PeopleRequest: Sendable, Hashable {
     case name(person: Int64, String)
     /// Makes several people one. Usage: `.merge([7, 12])`
     case merge([Int64])
+    /// Names one face (its photo's path and number from 1): the faces grouped with it, and the
+    /// faces already given that name, are one person with it. Usage: `.nameFace(path: p, face: 1, "Anna")`
+    case nameFace(path: String, face: Int, String)
     /// Moves one face (its photo's path and number from 1) to a person. Usage: `.move(path: p, face: 2, to: 7)`
     case move(path: String, face: Int, to: Int64)
     /// The face is not this person. Usage: `.notThisPerson(path: p, face: 2, person: 7)`
@@ -106,13 +109,12 @@ extension IndexBackend {
         var kinds: [PeopleCorrection.Kind] = []
         switch request {
         case .name(let id, let name):
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw TagIndexError.invalidInput("a person's name cannot be empty") }
-            guard trimmed.count <= 200 else { throw TagIndexError.invalidInput("a person's name has at most 200 characters") }
-            guard Int64(trimmed) == nil else {
-                throw TagIndexError.invalidInput("a person's name cannot be a number: person:\(trimmed) would mean the id")
-            }
-            kinds = [.name(try anchor(id), trimmed)]
+            kinds = [.name(try anchor(id), try Self.checkedName(name))]
+        case .nameFace(let path, let number, let name):
+            let checked = try Self.checkedName(name)
+            let (face, current) = try await self.face(path: path, number: number)
+            let renames = current.flatMap { people[$0]?.name }.map { $0 != checked } ?? false
+            kinds = (renames ? try await keepingFacts(of: current, without: face) : []) + [.name(face, checked)]
         case .merge(let ids):
             let distinct = Array(Set(ids)).sorted()
             guard distinct.count >= 2 else { throw TagIndexError.invalidInput("merging takes two people or more") }
@@ -121,8 +123,8 @@ extension IndexBackend {
         case .move(let path, let number, let id):
             let (face, current) = try await self.face(path: path, number: number)
             let target = try anchor(id)
-            guard current != id else { throw TagIndexError.invalidInput("face \(number) of \(path) is person \(id) already") }
-            kinds = try await keepingFacts(of: current, without: face) + [.move(face, to: target)]
+            // Already there: nothing to record.
+            if current != id { kinds = try await keepingFacts(of: current, without: face) + [.move(face, to: target)] }
         case .notThisPerson(let path, let number, let id):
             let (face, current) = try await self.face(path: path, number: number)
             guard let person = people[id] else { throw TagIndexError.invalidInput("no person has the id \(id); `people` lists them") }
@@ -139,8 +141,19 @@ extension IndexBackend {
             let (face, current) = try await self.face(path: path, number: number)
             kinds = try await keepingFacts(of: current, without: face) + [.notAFace(face)]
         }
-        try await recordPeopleCorrections(kinds, source: .user)
+        if !kinds.isEmpty { try await recordPeopleCorrections(kinds, source: .user) }
         return try await refreshPeople(parameters: parameters)
+    }
+
+    /// A person's name as given, trimmed; a sentence when it is empty, too long or a number.
+    static func checkedName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw TagIndexError.invalidInput("a person's name cannot be empty") }
+        guard trimmed.count <= 200 else { throw TagIndexError.invalidInput("a person's name has at most 200 characters") }
+        guard Int64(trimmed) == nil else {
+            throw TagIndexError.invalidInput("a person's name cannot be a number: person:\(trimmed) would mean the id")
+        }
+        return trimmed
     }
 
     /// When `face` leaves the person `id`, the facts that name that person by `face` (its name,

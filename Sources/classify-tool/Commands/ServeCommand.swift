@@ -15,8 +15,11 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Starts a web server over the index and prints its URL on the first line.
             It listens on 127.0.0.1 (this machine only) unless --host says otherwise.
-            The index is read-only for the server, so `index` can run meanwhile; a
-            reload shows the new photos. --db postgres://... serves a shared
+            The server reads the index while `index` runs; a reload shows the new
+            photos. Its only writes are people's names and corrections (the People
+            pages), made with a form token per browser session. Off loopback, every
+            request needs the access token in the printed URL (then kept in a cookie);
+            without it the answer is 401. --db postgres://... serves a shared
             PostgreSQL index; --root NAME=FOLDER (as index takes it) says where a
             named library's files are on this machine (a photo whose file is not
             found shows its labels and a placeholder). Thumbnails are cached in
@@ -87,7 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         if !configuration.isLoopbackOnly {
-            Terminal.error("warning: listening on \(host): anyone who can reach this machine on that network can see the photos and their paths")
+            Terminal.error("warning: listening on \(host): anyone on that network who has the URL below (with its access token) can see the photos, their paths and people's names")
         }
         let openBrowser = open
         do {

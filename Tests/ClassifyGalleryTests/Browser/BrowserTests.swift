@@ -57,8 +57,12 @@ import Testing
         let photos = root.appending(path: "photos")
         let richLibrary = try Self.makeLibrary(in: photos)
         let database = root.appending(path: "index.sqlite")
+        let models = Self.packageRoot.appending(path: "Models")
         let report = try await LibraryIndexer(index: try SQLiteIndex(url: database))
-            .run(try LibraryIndexer.Options(folders: [photos.path]), classifier: try ImageClassifier())
+            .run(
+                try LibraryIndexer.Options(folders: [photos.path]), classifier: try ImageClassifier(),
+                faceDetector: FaceDetector(model: try FaceDetectorModel(contentsOf: models.appending(path: "blazeface"))),
+                faceRecognizer: OnDemandRecognizer { try FaceRecognizer(contentsOf: models.appending(path: "face-recognition")) })
         #expect(report.failures.isEmpty)
 
         let artifacts = Self.packageRoot.appending(path: ".build/browser-artifacts")
@@ -89,7 +93,10 @@ import Testing
         }
         print(output)
         #expect(status == 0, "Scripts/browser-test failed over \(location):\n\(output)")
-        for name in ["library-laptop.png", "timeline-laptop.png", "search-laptop.png", "detail-laptop.png", "search-phone.png", "detail-phone.png"] {
+        for name in [
+            "library-laptop.png", "timeline-laptop.png", "search-laptop.png", "detail-laptop.png", "faces-laptop.png", "people-laptop.png",
+            "search-phone.png", "detail-phone.png",
+        ] {
             #expect(FileManager.default.fileExists(atPath: artifacts.appending(path: name).path), "missing screenshot \(name) over \(location)")
         }
         print("browser test: screenshots over \(location) in \(artifacts.path)")
@@ -110,6 +117,9 @@ import Testing
             let copy = try JPEGEncoder(quality: 75).encode(image.downscaled(toFit: max(image.width, image.height) / 2))
             try Data(copy).write(to: folder.appending(path: "phone/small-\(name)"))
         }
+        // A portrait, for naming a face and searching for the person.
+        try manager.copyItem(
+            at: packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/faces/astronaut.png"), to: folder.appending(path: "camera/astronaut.png"))
         // Photos that state when and where they were taken (Paris, Tokyo, Sydney, New York, Kyoto),
         // for the timeline and the place facets.
         let metadata = packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/metadata")

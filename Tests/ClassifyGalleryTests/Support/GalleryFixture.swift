@@ -115,19 +115,21 @@ struct GalleryFixture: Sendable {
         latitude: 48.8584, longitude: 2.2945, altitude: 35, cameraMake: "Apple", cameraModel: "iPhone 13",
         place: PlaceReference(id: 2_988_507, countryCode: "FR", admin1Code: "11"))
 
-    static let poodleFace = IndexedFace(x: 200, y: 100, width: 120, height: 140, confidence: 0.91)
+    static let poodleFace = IndexedFace(
+        x: 200, y: 100, width: 120, height: 140, confidence: 0.91, descriptor: (0..<128).map { Float(sin(Double($0))) / 8 })
 
     /// A server over the fixture (read-only index, thumbnails cached in `cache`).
-    func server() async throws -> GalleryServer {
+    func server(accessToken: String? = nil) async throws -> GalleryServer {
         var configuration = GalleryConfiguration(databaseURL: database)
+        configuration.accessToken = accessToken
         configuration.cacheDirectory = cache
         configuration.port = 0
         return try await GalleryServer(configuration: configuration)
     }
 
     /// The application to test in-process; `hosts` limits the accepted Host headers.
-    func application(hosts: HostCheck = HostCheck()) async throws -> some ApplicationProtocol {
-        Application(router: try await server().router(hosts: hosts))
+    func application(hosts: HostCheck = HostCheck(), accessToken: String? = nil) async throws -> some ApplicationProtocol {
+        Application(router: try await server(accessToken: accessToken).router(hosts: hosts))
     }
 
     func remove() { removeTree(atPath: root.path) }
