@@ -105,7 +105,7 @@ let package = Package(
         .target(name: "ClassifyPeople", dependencies: ["CClassifyKernels", "ClassifySupport"]),
 
         // Keeps a TagIndex in sync with folders by classifying what changed (uses both libraries).
-        .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex", "ClassifySupport"]),
+        .target(name: "ClassifyIndexing", dependencies: ["Classify", "TagIndex", "ClassifyPeople", "ClassifySupport"]),
 
         // Labels where photo tools read them: XMP sidecars (parsed with Foundation's XML, i.e.
         // libxml2, which ships with the toolchain) and CSV / JSON Lines rows.

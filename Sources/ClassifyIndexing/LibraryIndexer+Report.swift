@@ -58,6 +58,10 @@ extension LibraryIndexer {
         /// camera in this run.
         /// Usage: `print("dates and places added to \(report.metadataAdded) photos")`
         public var metadataAdded = 0
+        /// Names other photo tools gave the faces of the photos this run classified (XMP MWG
+        /// regions, matched to the stored faces); record them with `index.importFaceNames(_:)`.
+        /// Usage: `try await index.importFaceNames(report.importedFaceNames)`
+        public var importedFaceNames: [ImportedFaceName] = []
         /// True when the run was cancelled: nothing was removed, and the next run resumes.
         public var interrupted = false
         public var elapsed: Duration = .zero

@@ -188,6 +188,7 @@ public struct LibraryIndexer: Sendable {
             throw error
         }
         var report = tally.withLock { $0.report }
+        report.importedFaceNames = pass.importedNames.withLock { $0 }
         if let metadata, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
             // Images indexed before the index stored dates, positions and cameras get them now.
             report.metadataAdded = try await fill(
@@ -263,6 +264,8 @@ private struct Pass: Sendable {
     let vocabulary: IndexVocabulary
     let options: LibraryIndexer.Options
     let claimSize: Int
+    /// Face names read from the classified photos' XMP regions.
+    let importedNames = Locked<[ImportedFaceName]>([])
 
     typealias Failure = LibraryIndexer.Failure
 
@@ -428,8 +431,14 @@ private struct Pass: Sendable {
             let descriptors = faces.flatMap { found in
                 found.faces.isEmpty ? nil : faceRecognizer?.recognizer?.descriptors(for: found, decoding: bytes, with: classifier.decoder)
             }
-            let metadata = metadataReader?.indexed(result.metadata, path: facts.path)
-            return vocabulary.entry(for: result, faces: faces, descriptors: descriptors, metadata: metadata, file: facts, contentHash: hash)
+            let read = metadataReader?.read(result.metadata, path: facts.path)
+            if let found = faces, let regions = read?.faceRegions, regions.contains(where: { $0.name != nil }) {
+                // Names another photo tool gave these faces (XMP regions): imported after the run.
+                let stored = IndexedFace.storageOrder(IndexedFace.faces(of: found, descriptors: nil))
+                let names = SidecarFaceNames.match(regions, faces: stored, width: found.width, height: found.height, contentHash: hash)
+                if !names.isEmpty { importedNames.withLock { $0.append(contentsOf: names) } }
+            }
+            return vocabulary.entry(for: result, faces: faces, descriptors: descriptors, metadata: read?.stored, file: facts, contentHash: hash)
         } catch {
             return vocabulary.entry(for: error, file: facts, contentHash: hash)
         }

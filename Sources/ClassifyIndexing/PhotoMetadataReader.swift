@@ -30,6 +30,14 @@ public struct PhotoMetadataReader: Sendable {
     ///
     /// Usage: `let stored = reader.indexed(result.metadata, path: facts.path)`
     public func indexed(_ embedded: PhotoMetadata, path: String) -> IndexedMetadata {
+        read(embedded, path: path).stored
+    }
+
+    /// What the index stores for the file at `path` (as ``indexed(_:path:)``), and the face
+    /// regions its XMP names (the sidecar's, else the file's own).
+    ///
+    /// Usage: `let (stored, regions) = reader.read(result.metadata, path: facts.path)`
+    public func read(_ embedded: PhotoMetadata, path: String) -> (stored: IndexedMetadata, faceRegions: [FaceRegion]) {
         var photo = embedded
         if let sidecar = XMPSidecarReader.metadata(forImageAt: URL(fileURLWithPath: path)) {
             photo = photo.filling(from: sidecar)
@@ -42,7 +50,7 @@ public struct PhotoMetadataReader: Sendable {
         if let location = photo.location, let place = places?.nearestPlace(to: location) {
             stored.place = PlaceReference(id: place.id, countryCode: place.countryCode, admin1Code: place.admin1Code)
         }
-        return stored
+        return (stored, photo.faceRegions)
     }
 
     private static func takenDate(_ date: DateTaken) -> TakenDate {

@@ -131,4 +131,76 @@ import Testing
         #expect(try Tool.run(["people", "hide", try #require(try Tool.run(["search", "person:ann"] + pg).lines.first), "1"] + pg).status == 0)
         #expect(try Tool.run(["search", "person:ann"] + pg).lines.count == 2)
     }
+
+    /// `export --xmp` writes the faces as MWG regions with the people's names (exiftool reads them
+    /// as digiKam and Lightroom do), again without change when nothing changed; `index` reads the
+    /// names another tool wrote in a sidecar's regions as facts, so the person is named here too.
+    @Test(.enabled(if: ExifTool.isInstalled, "needs exiftool (Scripts/bootstrap installs it)"))
+    func xmpFaceRegionsGoOutWithNamesAndComeBackIn() throws {
+        let fixture = try Self.twoPeople("people-xmp")
+        defer { fixture.remove() }
+        let db = ["--db", fixture.database.path]
+        #expect(try Tool.run(["index", fixture.photos.path] + db).status == 0)
+        let astronaut = try #require(try Self.people(db).first { ($0["sample"] as? String)?.contains("/astronaut-") == true }?["id"] as? Int)
+        #expect(try Tool.run(["people", "name", String(astronaut), "Eileen Collins"] + db).status == 0)
+        let exported = try Tool.run(["export", "--xmp"] + db)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let sidecar = fixture.photos.appending(path: "astronaut-1.xmp").path
+        let tags = try ExifTool.xmpTags(sidecar)
+        let info = try #require(tags["XMP-mwg-rs:RegionInfo"] as? [String: Any], "\(tags)")
+        let regions = try #require(info["RegionList"] as? [[String: Any]], "\(info)")
+        #expect(regions.count == 1 && regions[0]["Name"] as? String == "Eileen Collins" && regions[0]["Type"] as? String == "Face", "\(regions)")
+        let area = try #require(regions[0]["Area"] as? [String: Any])
+        #expect(area["Unit"] as? String == "normalized" && ((area["W"] as? NSNumber)?.doubleValue ?? 0) > 0.05, "\(area)")
+        let dimensions = try #require(info["AppliedToDimensions"] as? [String: Any])
+        #expect((dimensions["W"] as? NSNumber)?.intValue ?? 0 > 0 && dimensions["Unit"] as? String == "pixel", "\(dimensions)")
+        // An unnamed person's faces are regions without a name; a second export changes nothing.
+        let camera = try ExifTool.xmpTags(fixture.photos.appending(path: "camera-1.xmp").path)
+        #expect(((camera["XMP-mwg-rs:RegionInfo"] as? [String: Any])?["RegionList"] as? [[String: Any]])?.first?["Name"] == nil)
+        let before = try Data(contentsOf: URL(fileURLWithPath: sidecar))
+        #expect(try Tool.run(["export", "--xmp"] + db).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sidecar)) == before)
+
+        // Another tool's sidecar names the face: a fresh index of the photo reads it as a fact.
+        let elsewhere = try Fixture.empty("people-xmp-import")
+        defer { elsewhere.remove() }
+        try FileManager.default.copyItem(at: fixture.photos.appending(path: "astronaut-2.jpg"), to: elsewhere.photos.appending(path: "astronaut.jpg"))
+        let show = try Self.json(try Tool.run(["show", fixture.photos.appending(path: "astronaut-2.jpg").path, "--format", "json"] + db))
+        let face = try #require((show["faces"] as? [[String: Any]])?.first)
+        let (width, height) = (Double(show["width"] as? Int ?? 1), Double(show["height"] as? Int ?? 1))
+        let box = ["x", "y", "width", "height"].map { ((face[$0] as? NSNumber)?.doubleValue ?? 0) }
+        let digiKam = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+             <rdf:Description rdf:about="" xmlns:mwg-rs="http://www.metadataworkinggroup.com/schemas/regions/"
+                xmlns:stArea="http://ns.adobe.com/xmp/sType/Area#" xmlns:stDim="http://ns.adobe.com/xap/1.0/sType/Dimensions#">
+              <mwg-rs:Regions rdf:parseType="Resource">
+               <mwg-rs:AppliedToDimensions stDim:w="\(Int(width))" stDim:h="\(Int(height))" stDim:unit="pixel"/>
+               <mwg-rs:RegionList><rdf:Bag>
+                <rdf:li><rdf:Description mwg-rs:Name="Sally Ride" mwg-rs:Type="Face">
+                 <mwg-rs:Area stArea:x="\((box[0] + box[2] / 2) / width)" stArea:y="\((box[1] + box[3] / 2) / height)"
+                   stArea:w="\(box[2] * 1.1 / width)" stArea:h="\(box[3] * 0.9 / height)" stArea:unit="normalized"/>
+                </rdf:Description></rdf:li>
+                <rdf:li rdf:parseType="Resource"><mwg-rs:Name>Nobody Here</mwg-rs:Name><mwg-rs:Type>Face</mwg-rs:Type>
+                 <mwg-rs:Area stArea:x="0.05" stArea:y="0.05" stArea:w="0.05" stArea:h="0.05" stArea:unit="normalized"/></rdf:li>
+               </rdf:Bag></mwg-rs:RegionList>
+              </mwg-rs:Regions>
+             </rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+        try Data(digiKam.utf8).write(to: elsewhere.photos.appending(path: "astronaut.xmp"))
+        let other = ["--db", elsewhere.database.path]
+        let indexed = try Tool.run(["index", elsewhere.photos.path] + other)
+        #expect(indexed.status == 0 && indexed.stdout.contains("names of 1 faces read from XMP face regions"), "\(indexed.stdout)")
+        #expect(try Self.people(other).map { $0["name"] as? String } == ["Sally Ride"])
+        #expect(try Tool.run(["search", "person:sally"] + other).lines == [elsewhere.photos.appending(path: "astronaut.jpg").path])
+        // Their regions stay as they were when this index exports.
+        #expect(try Tool.run(["export", "--xmp"] + other).status == 0)
+        let kept = try String(contentsOf: elsewhere.photos.appending(path: "astronaut.xmp"), encoding: .utf8)
+        #expect(kept.contains("Nobody Here") && kept.contains(#"mwg-rs:Name="Sally Ride""#))
+        // A person's own word beats the imported name, and a later index does not import it again.
+        let sally = try #require(try Self.people(other).first?["id"] as? Int)
+        #expect(try Tool.run(["people", "name", String(sally), "Sally K. Ride"] + other).status == 0)
+        try FileManager.default.copyItem(at: fixture.photos.appending(path: "astronaut-3.jpg"), to: elsewhere.photos.appending(path: "more.jpg"))
+        #expect(!(try Tool.run(["index", elsewhere.photos.path] + other).stdout.contains("read from XMP")))
+        #expect(try Self.people(other).map { $0["name"] as? String } == ["Sally K. Ride"])
+    }
 }

@@ -14,6 +14,9 @@ public struct PhotoMetadata: Sendable, Hashable {
     public var location: GPSCoordinate?
     /// The camera and lens. Usage: `metadata.camera?.model`
     public var camera: CameraInfo?
+    /// Faces another photo tool marked in XMP (MWG regions), with the names it gave them.
+    /// Usage: `metadata.faceRegions.compactMap(\.name)`
+    public var faceRegions: [FaceRegion] = []
 
     /// Bundles the three facts; all nil by default (nothing known).
     /// Usage: `PhotoMetadata(dateTaken: taken, location: nil, camera: nil)`
@@ -24,14 +27,17 @@ public struct PhotoMetadata: Sendable, Hashable {
     }
 
     /// Whether nothing is known. Usage: `if image.metadata.isEmpty { ... }`
-    public var isEmpty: Bool { dateTaken == nil && location == nil && camera == nil }
+    public var isEmpty: Bool { dateTaken == nil && location == nil && camera == nil && faceRegions.isEmpty }
 
-    /// Each fact of `self` where known, else `other`'s (camera names one by one).
+    /// Each fact of `self` where known, else `other`'s (camera names one by one; the face
+    /// regions of `self` when it has any).
     /// Usage: `let merged = embedded.filling(from: fromXMP)`
     public func filling(from other: PhotoMetadata) -> PhotoMetadata {
-        PhotoMetadata(
+        var merged = PhotoMetadata(
             dateTaken: dateTaken ?? other.dateTaken, location: location ?? other.location,
             camera: camera.map { $0.filled(from: other.camera) } ?? other.camera)
+        merged.faceRegions = faceRegions.isEmpty ? other.faceRegions : faceRegions
+        return merged
     }
 
     /// Metadata from an EXIF block (TIFF-structured, optionally after "Exif\0\0") and an XMP

@@ -26,7 +26,9 @@ enum XMPReader {
         parser.delegate = collector
         parser.shouldResolveExternalEntities = false
         _ = parser.parse()
-        return collector.properties.metadata
+        var metadata = collector.properties.metadata
+        metadata.faceRegions = collector.regions.regions
+        return metadata
     }
 
     /// The bytes without `<?...?>` processing instructions (the `<?xpacket?>` wrapper and the
@@ -141,9 +143,12 @@ enum XMPReader {
         }
     }
 
-    /// Collects wanted properties from attributes and from leaf elements' text.
+    /// Collects wanted properties from attributes and from leaf elements' text, and MWG face regions.
     private final class PropertyCollector: NSObject, XMLParserDelegate {
+        static func localName(_ qualified: String) -> String { String(qualified.split(separator: ":").last ?? "") }
+
         var properties = Properties()
+        var regions = FaceRegionCollector()
         private var openElement: String?
         private var text = ""
 
@@ -152,6 +157,7 @@ enum XMPReader {
             qualifiedName: String?, attributes: [String: String] = [:]
         ) {
             for (name, value) in attributes { properties.record(name, value) }
+            regions.start(Self.localName(elementName), attributes: attributes)
             openElement = elementName
             text = ""
         }
@@ -162,7 +168,11 @@ enum XMPReader {
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
             // Only a leaf (no child element since it opened) carries the value as its text.
-            if openElement == elementName { properties.record(elementName, text) }
+            if openElement == elementName {
+                properties.record(elementName, text)
+                regions.leaf(Self.localName(elementName), text: text)
+            }
+            regions.end(Self.localName(elementName))
             openElement = nil
             text = ""
         }

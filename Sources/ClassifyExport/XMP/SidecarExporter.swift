@@ -95,7 +95,7 @@ public final class SidecarExporter {
             if existing == nil && keywords.subjects.isEmpty && keywords.hierarchicalSubjects.isEmpty {
                 return result(.skipped(reason: "no label passes the filter"))
             }
-            let merged = try XMPSidecar.merging(keywords, into: existing, path: sidecar)
+            let merged = try XMPSidecar.merging(keywords, regions: XMPFaceRegions(record: record), into: existing, path: sidecar)
             if merged == existing { return result(.unchanged) }
             if !dryRun { try AtomicFile.write(merged, to: sidecar) }
         } catch {

@@ -49,6 +49,22 @@ public struct XMPSidecar: Sendable {
     /// let bytes = try XMPSidecar.merging(keywords, into: nil, path: "/photos/a.xmp")
     /// ```
     public static func merging(_ keywords: XMPKeywords, into existing: Data?, path: String) throws(SidecarError) -> Data {
+        try merging(keywords, updatingRegions: false, regions: nil, into: existing, path: path)
+    }
+
+    /// As ``merging(_:into:path:)``, and the faces as MWG regions (see ``XMPFaceRegions``): ours
+    /// replaced by `regions` (nil or none: removed), another tool's kept.
+    ///
+    /// ```swift
+    /// let bytes = try XMPSidecar.merging(keywords, regions: XMPFaceRegions(record: record), into: existing, path: path)
+    /// ```
+    public static func merging(_ keywords: XMPKeywords, regions: XMPFaceRegions?, into existing: Data?, path: String) throws(SidecarError) -> Data {
+        try merging(keywords, updatingRegions: true, regions: regions, into: existing, path: path)
+    }
+
+    private static func merging(
+        _ keywords: XMPKeywords, updatingRegions: Bool, regions: XMPFaceRegions?, into existing: Data?, path: String
+    ) throws(SidecarError) -> Data {
         let packet = try XMPPacket(data: existing ?? Data(XMPPacket.emptyPacket.utf8), path: path)
         let oldOurs = XMPKeywords(
             subjects: packet.items(.classify, "subjects"), hierarchicalSubjects: packet.items(.classify, "hierarchicalSubjects"))
@@ -59,6 +75,7 @@ public struct XMPSidecar: Sendable {
         packet.setBag(.lightroom, "hierarchicalSubject", paths.all)
         packet.setBag(.classify, "subjects", subjects.ours)
         packet.setBag(.classify, "hierarchicalSubjects", paths.ours)
+        if updatingRegions { packet.setFaceRegions(regions) }
         // Nothing to change: the bytes stay exactly as they are (no reformatting by a round trip).
         if let existing, !packet.changed { return existing }
         return packet.serialized(keepDeclaration: existing.map(XMPPacket.hasDeclaration) ?? false)
@@ -96,6 +113,9 @@ final class XMPPacket {
     var descriptions: [XMLElement]
     /// Whether an edit changed the document since it was parsed.
     private(set) var changed = false
+
+    /// Records an edit made outside ``setBag(_:_:_:)``.
+    func markChanged() { changed = true }
 
     init(data: Data, path: String) throws(SidecarError) {
         try Self.checkWellFormed(data, path: path)

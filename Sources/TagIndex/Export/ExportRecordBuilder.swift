@@ -70,7 +70,7 @@ package struct ExportRecordBuilder {
         self.filter = filter
     }
 
-    package mutating func record(_ image: StoredImage, corrections: [Correction]) -> ExportRecord {
+    package mutating func record(_ image: StoredImage, corrections: [Correction], people: [Int: FacePerson] = [:]) -> ExportRecord {
         var added: [String: Bool] = [:]  // identifier -> is a user label
         var removed: [String] = []
         for correction in corrections {
@@ -103,7 +103,7 @@ package struct ExportRecordBuilder {
             indexedAt: Timestamps.date(image.indexedAt), width: image.width, height: image.height, contentHash: image.contentHash,
             model: image.modelName.map { ModelStamp(name: $0, version: image.modelVersion ?? "") },
             failureStage: image.failureStage, failureReason: image.failureReason, labels: labels, removedLabels: removed.sorted(),
-            faces: image.faces.flatMap(IndexedFace.decode))
+            faces: image.faces.flatMap(IndexedFace.decode).map { IndexedFace.naming($0, people) })
     }
 
     /// The quantized threshold of a label under the export's filter; nil when it never passes.

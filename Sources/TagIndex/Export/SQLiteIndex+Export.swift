@@ -70,7 +70,7 @@ package struct ExportReader {
                     path: row[0], size: row[1], mtime: row[2], indexedAt: row[3], width: row[4], height: row[5], contentHash: hash,
                     modelName: row[7], modelVersion: row[8], failureStage: row[9], failureReason: row[10],
                     packedLabels: row[11], faces: row[12]),
-                corrections: stored)
+                corrections: stored, people: try hash.map { try SQLiteIndex.facePeople(contentHash: $0, db) } ?? [:])
         }
     }
 }

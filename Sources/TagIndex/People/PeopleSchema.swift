@@ -109,6 +109,15 @@ extension PeopleSchema {
 }
 
 extension PeopleSchema {
+    /// (content hash, face number, person id, name) of the faces in a person of several contents
+    /// (`hashes` a PostgreSQL array placeholder).
+    package static func facePeopleOfContents(_ hashes: String) -> String {
+        """
+        SELECT fp.content_hash, fp.face_number, p.id, p.name FROM face_people AS fp JOIN people AS p ON p.id = fp.person_id
+        WHERE fp.content_hash = ANY(\(hashes))
+        """
+    }
+
     /// (content hash, face number) of one person's faces (`id` its placeholder).
     package static func facesOfPerson(_ id: String) -> String {
         "SELECT content_hash, face_number FROM face_people WHERE person_id = \(id)"

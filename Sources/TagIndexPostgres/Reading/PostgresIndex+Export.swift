@@ -67,6 +67,18 @@ extension PostgresIndex {
                 corrections[hash, default: []].append(ExportRecordBuilder.Correction(label: label, added: added, isUserLabel: userLabel))
             }
         }
-        return images.map { image in builder.record(image, corrections: image.contentHash.flatMap { corrections[$0] } ?? []) }
+        var people: [String: [Int: FacePerson]] = [:]
+        if !hashes.isEmpty {
+            var hashBinds = PostgresBindings()
+            hashBinds.append(hashes)
+            let rows = try await session.all(PeopleSchema.facePeopleOfContents("$1::text[]"), hashBinds) {
+                try $0.decode((String, Int64, Int64, String?).self)
+            }
+            for (hash, number, id, name) in rows { people[hash, default: [:]][Int(number)] = FacePerson(id: id, name: name) }
+        }
+        return images.map { image in
+            builder.record(
+                image, corrections: image.contentHash.flatMap { corrections[$0] } ?? [], people: image.contentHash.flatMap { people[$0] } ?? [:])
+        }
     }
 }

@@ -215,18 +215,22 @@ struct IndexCommand: AsyncParsableCommand {
         }
         display.stop()
         printSummary(report)
+        // Names read from XMP are kept even when the run was interrupted (its files are not read again).
+        await groupPeople(importing: report.importedFaceNames, regroup: !report.interrupted)
         if report.interrupted { throw ExitCode(ToolExit.interrupted) }
-        await groupPeople()
         if report.summary.failed > 0 { throw ExitCode(ToolExit.someFilesFailed) }
     }
 
     /// Groups the described faces into people when they or the corrections changed; a failure is
     /// a warning (the next run or `people` groups them again).
-    private func groupPeople() async {
+    private func groupPeople(importing names: [ImportedFaceName], regroup: Bool) async {
         let start = ContinuousClock.now
         do {
             let index = try await database.openBackend()
             defer { Task { await index.close() } }
+            let imported = try await index.importFaceNames(names)
+            if imported > 0 { Terminal.out("names of \(Self.grouped(imported)) faces read from XMP face regions (digiKam, Lightroom)") }
+            guard regroup else { return }
             let refresh = try await index.refreshPeople()
             guard refresh.regrouped, refresh.faces > 0 || refresh.people > 0 else { return }
             let seconds = Double((ContinuousClock.now - start).components.attoseconds) * 1e-18 + Double((ContinuousClock.now - start).components.seconds)
