@@ -34,6 +34,13 @@ struct AutomaticClusters: Sendable {
         state = SharedState()
     }
 
+    /// Clusters restored from a snapshot: `rows` of `descriptors` and their saved state.
+    init(parameters: GroupingParameters, rows: [Int], of descriptors: DescriptorMatrix, state: SharedState) {
+        self.init(parameters: parameters)
+        for row in rows { matrix.append(row: row, of: descriptors) }
+        self.state = state
+    }
+
     var count: Int { matrix.count }
 
     func isCore(_ face: Int) -> Bool { state.neighbourCounts[face] >= coreNeighbours }

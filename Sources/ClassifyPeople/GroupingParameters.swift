@@ -44,6 +44,8 @@ public enum GroupingError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateFace(FaceKey)
     /// `matchDistance` is not a positive finite number, `minimumFaces` is below 2, or `dimension` below 1.
     case invalidParameters(String)
+    /// Stored bytes that are not a ``GroupingSnapshot`` this version reads.
+    case invalidSnapshot(String)
 
     /// A sentence naming the face. Usage: `print(error.description)`
     public var description: String {
@@ -56,6 +58,8 @@ public enum GroupingError: Error, Sendable, Hashable, CustomStringConvertible {
             "Face \(key) was given twice; each face is grouped once."
         case .invalidParameters(let reason):
             "Invalid grouping parameters: \(reason)."
+        case .invalidSnapshot(let reason):
+            "The stored people grouping cannot be continued: \(reason); people are grouped from scratch."
         }
     }
 }

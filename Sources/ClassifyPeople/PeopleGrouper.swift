@@ -21,13 +21,25 @@ public struct PeopleGrouper: Sendable {
     public var corrections: [PeopleCorrection] = [] {
         didSet { refreshClusters(newFaces: 0..<0) }
     }
-    private var keys: [FaceKey] = []
+    private(set) var keys: [FaceKey] = []
     private var index: [FaceKey: Int] = [:]
-    private var descriptors: DescriptorMatrix
-    private var clusters: AutomaticClusters
+    private(set) var descriptors: DescriptorMatrix
+    private(set) var clusters: AutomaticClusters
     /// Cluster row -> face index.
-    private var clusteredFaces: [Int] = []
-    private var excluded: Set<Int> = []
+    private(set) var clusteredFaces: [Int] = []
+    private(set) var excluded: Set<Int> = []
+
+    /// Puts back the state of a snapshot whose descriptors are `descriptors` (see ``GroupingSnapshot``).
+    mutating func restore(keys: [FaceKey], descriptors: DescriptorMatrix, snapshot: GroupingSnapshot) {
+        self.keys = keys
+        index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        self.descriptors = descriptors
+        clusteredFaces = snapshot.clusteredFaces.map { Int($0) }
+        excluded = Set(snapshot.excluded.map { Int($0) })
+        clusters = AutomaticClusters(
+            parameters: parameters, rows: clusteredFaces, of: descriptors,
+            state: AutomaticClusters.SharedState(neighbourCounts: snapshot.neighbourCounts, parent: snapshot.parent, pending: snapshot.pending))
+    }
 
     /// Usage: `var grouper = try PeopleGrouper(parameters: GroupingParameters(matchDistance: 0.5))`
     public init(parameters: GroupingParameters = GroupingParameters()) throws {

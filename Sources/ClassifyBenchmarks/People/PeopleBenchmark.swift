@@ -57,7 +57,16 @@ package enum PeopleBenchmark {
         return lines
     }
 
-    private static func peakMemoryMegabytes() -> Double {
+    /// The resident set now (VmRSS), in MB.
+    static func residentMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return .nan }
+        return kilobytes / 1024
+    }
+
+    static func peakMemoryMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
@@ -67,12 +76,19 @@ package enum PeopleBenchmark {
 
     /// Wall-clock and CPU (user + system, all threads) seconds of `body`: on a shared machine the
     /// wall clock depends on the neighbours, the CPU time much less.
-    private static func seconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
-        func cpuNow() -> Double {
-            var usage = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        }
+    static func seconds(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
+        let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpuNow()
+        try await body()
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuNow() - cpuStart)
+    }
+
+    static func cpuNow() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func seconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
         let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpuNow()
         try body()
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuNow() - cpuStart)
@@ -88,7 +104,7 @@ package enum PeopleBenchmark {
     /// 70% of faces in recurring people (the r-th largest has about 6000 / r^0.9 faces per 100,000),
     /// each face its person plus uniform noise of standard deviation 0.03 per value (faces of one
     /// person about 0.48 apart), and 30% strangers.
-    private static func library(_ count: Int, seed: UInt64, prefix: String) -> [DescribedFace] {
+    static func library(_ count: Int, seed: UInt64, prefix: String) -> [DescribedFace] {
         var random = SeededRandom(seed: seed)
         var faces: [DescribedFace] = []
         faces.reserveCapacity(count)

@@ -10,6 +10,8 @@
 ///   ``StoredPeopleGrouping``); `name_key` is the name folded for search.
 /// - `face_people(content_hash, face_number, person_id, hidden)`: every grouped face: its person,
 ///   none (waiting, unassigned) or hidden ("not a face").
+/// - `people_state(id, snapshot)`: one row, the grouper's state after the last grouping
+///   (`GroupingSnapshot`), so the next one measures only the pairs with new faces.
 /// - `meta` key `people_grouped`: the fingerprint of the faces and facts the stored grouping was
 ///   made from (see ``PeopleFingerprint``); a different one means people are out of date.
 ///
@@ -18,8 +20,8 @@ package enum PeopleSchema {
     /// The tables; `integer` and `identity` are the backend's spelling of a 64-bit integer and of
     /// a generated primary key.
     ///
-    /// Usage: `for sql in PeopleSchema.createTables(integer: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT") { ... }`
-    package static func createTables(integer: String, identity: String) -> [String] {
+    /// Usage: `for sql in PeopleSchema.createTables(integer: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB") { ... }`
+    package static func createTables(integer: String, identity: String, blob: String) -> [String] {
         [
             """
             CREATE TABLE people_corrections(
@@ -53,6 +55,7 @@ package enum PeopleSchema {
                 PRIMARY KEY(content_hash, face_number))
             """,
             "CREATE INDEX face_people_by_person ON face_people(person_id)",
+            "CREATE TABLE people_state(id \(integer) PRIMARY KEY, snapshot \(blob) NOT NULL)",
         ]
     }
 

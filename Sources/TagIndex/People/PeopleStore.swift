@@ -65,7 +65,7 @@ public enum PeopleRequest: Sendable, Hashable {
 
 extension PeopleStore {
     /// Groups the faces again when they or the corrections changed since the stored grouping
-    /// (always with `force`), and stores the people. Safe to call from several processes: a
+    /// (always, and from scratch, with `force`), and stores the people. Safe to call from several processes: a
     /// grouping made from faces that changed while it ran is not stored, and is made again.
     ///
     /// ```swift
@@ -78,9 +78,12 @@ extension PeopleStore {
             if !force, fingerprints.current == fingerprints.grouped {
                 return PeopleRefresh(regrouped: false, people: 0, named: 0, unassigned: 0, faces: 0)
             }
-            let inputs = try await peopleGroupingInputs()
-            let groups = try PeopleGrouping.group(inputs.faces, corrections: inputs.corrections, parameters: parameters)
-            let stored = StoredPeopleGrouping(groups, inputs: inputs)
+            var inputs = try await peopleGroupingInputs()
+            // Forced: from scratch, whatever state is stored.
+            if force { inputs.snapshot = nil }
+            let grouper = try Self.grouper(for: inputs, parameters: parameters)
+            var stored = StoredPeopleGrouping(grouper.groups(), inputs: inputs)
+            stored.snapshot = grouper.snapshot().encoded()
             if try await storePeopleGrouping(stored) {
                 return PeopleRefresh(
                     regrouped: true, people: stored.people.count, named: stored.people.filter { $0.name != nil }.count,
@@ -88,6 +91,23 @@ extension PeopleStore {
             }
         }
         throw TagIndexError.invalidInput("faces or corrections kept changing while people were grouped; try again")
+    }
+
+    /// A grouper holding `inputs`: continued from the stored snapshot when it still fits (only the
+    /// new faces' pairs are measured), else built from scratch; the same people either way.
+    static func grouper(for inputs: PeopleGroupingInputs, parameters: GroupingParameters) throws -> PeopleGrouper {
+        if let bytes = inputs.snapshot, let snapshot = try? GroupingSnapshot(decoding: bytes),
+            var grouper = try PeopleGrouper(restoring: snapshot, faces: inputs.faces, parameters: parameters)
+        {
+            grouper.corrections = inputs.corrections
+            let known = Set(snapshot.keys)
+            try grouper.add(inputs.faces.filter { !known.contains($0.key) })
+            return grouper
+        }
+        var grouper = try PeopleGrouper(parameters: parameters)
+        grouper.corrections = inputs.corrections
+        try grouper.add(inputs.faces)
+        return grouper
     }
 }
 

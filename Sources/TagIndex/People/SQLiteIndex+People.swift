@@ -23,15 +23,18 @@ extension SQLiteIndex {
     /// Usage: `let inputs = try index.peopleGroupingInputs()`
     public func peopleGroupingInputs() throws -> PeopleGroupingInputs {
         try guardingStorage { try database.read { db in
-            let rows = try Row.fetchAll(db, sql: PeopleSchema.describedFaces).map { (hash: $0[0] as String, blob: $0[1] as Data) }
+            var reader = PeopleGroupingInputs.FaceRowReader()
+            let rows = try Row.fetchCursor(db, sql: PeopleSchema.describedFaces)
+            while let row = try rows.next() { reader.add(hash: row[0], blob: row[1]) }
             var previous: [FaceKey: Int64] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT content_hash, face_number, person_id FROM face_people WHERE person_id IS NOT NULL") {
                 previous[FaceKey(contentHash: row[0], faceNumber: row[1])] = row[2]
             }
             let nextID = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [StoredPeopleGrouping.nextIDKey]) ?? 1
             return PeopleGroupingInputs(
-                faces: PeopleGroupingInputs.faces(fromRows: rows), corrections: try Self.peopleCorrections(db),
-                previous: previous, nextID: nextID, fingerprint: try Self.currentPeopleFingerprint(db))
+                faces: reader.faces, corrections: try Self.peopleCorrections(db),
+                previous: previous, nextID: nextID, fingerprint: try Self.currentPeopleFingerprint(db),
+                snapshot: try Data.fetchOne(db, sql: "SELECT snapshot FROM people_state WHERE id = 1"))
         } }
     }
 
@@ -66,6 +69,10 @@ extension SQLiteIndex {
             let meta = try db.makeStatement(sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             try meta.execute(arguments: [PeopleSchema.fingerprintKey, grouping.fingerprint.text])
             try meta.execute(arguments: [StoredPeopleGrouping.nextIDKey, grouping.nextID])
+            try db.execute(sql: "DELETE FROM people_state")
+            if let snapshot = grouping.snapshot {
+                try db.execute(sql: "INSERT INTO people_state(id, snapshot) VALUES (1, ?)", arguments: [snapshot])
+            }
             CrashPoints.reach(.grouping)
             return true
         } }

@@ -37,6 +37,9 @@ public struct StoredPeopleGrouping: Sendable {
     public var nextID: Int64
     /// What the grouping was made from. Usage: `grouping.fingerprint`
     public var fingerprint: PeopleFingerprint
+    /// The grouper's state to continue from next time (``GroupingSnapshot``'s bytes); nil keeps none.
+    /// Usage: `grouping.snapshot?.count`
+    public var snapshot: Data?
 
     /// The `meta` key of ``nextID``.
     package static let nextIDKey = "people_next_id"
@@ -68,6 +71,7 @@ public struct StoredPeopleGrouping: Sendable {
         hidden = groups.hidden
         self.nextID = nextID
         fingerprint = inputs.fingerprint
+        snapshot = nil
     }
 
     /// Rows of `face_people`: (content hash, face number, person id or nil, hidden).
@@ -94,9 +98,15 @@ public struct PeopleGroupingInputs: Sendable {
     public var nextID: Int64
     /// The fingerprint of `faces` and `corrections`.
     public var fingerprint: PeopleFingerprint
+    /// The stored grouper state (``GroupingSnapshot``'s bytes), nil when none.
+    public var snapshot: Data?
 
     /// Usage: `PeopleGroupingInputs(faces: faces, corrections: [], previous: [:], nextID: 1, fingerprint: fingerprint)`
-    public init(faces: [DescribedFace], corrections: [PeopleCorrection], previous: [FaceKey: Int64], nextID: Int64, fingerprint: PeopleFingerprint) {
+    public init(
+        faces: [DescribedFace], corrections: [PeopleCorrection], previous: [FaceKey: Int64], nextID: Int64, fingerprint: PeopleFingerprint,
+        snapshot: Data? = nil
+    ) {
+        self.snapshot = snapshot
         self.faces = faces
         self.corrections = corrections
         self.previous = previous
@@ -107,14 +117,26 @@ public struct PeopleGroupingInputs: Sendable {
     /// The faces of rows of ``PeopleSchema/describedFaces`` (hash, descriptors blob), twins once;
     /// faces whose descriptor is zeros (no chip) are left out.
     package static func faces(fromRows rows: [(hash: String, blob: Data)]) -> [DescribedFace] {
-        var faces: [DescribedFace] = []
-        var last: String?
-        for row in rows where row.hash != last {
-            last = row.hash
-            for (number, descriptor) in IndexedFace.decodeDescriptors(row.blob).enumerated() {
-                if let descriptor { faces.append(DescribedFace(key: FaceKey(contentHash: row.hash, faceNumber: number), descriptor: descriptor)) }
+        var reader = FaceRowReader()
+        for row in rows { reader.add(hash: row.hash, blob: row.blob) }
+        return reader.faces
+    }
+
+    /// Turns rows of ``PeopleSchema/describedFaces`` into faces one at a time, so a cursor's blobs
+    /// need not all be held at once.
+    package struct FaceRowReader {
+        package private(set) var faces: [DescribedFace] = []
+        private var last: String?
+
+        package init() {}
+
+        /// Adds the faces of one row (nothing for a twin of the previous content).
+        package mutating func add(hash: String, blob: Data) {
+            guard hash != last else { return }
+            last = hash
+            for (number, descriptor) in IndexedFace.decodeDescriptors(blob).enumerated() {
+                if let descriptor { faces.append(DescribedFace(key: FaceKey(contentHash: hash, faceNumber: number), descriptor: descriptor)) }
             }
         }
-        return faces
     }
 }

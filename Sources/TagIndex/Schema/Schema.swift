@@ -243,7 +243,7 @@ package enum Schema {
             try db.execute(sql: Self.faceDescriptorsColumn(blob: "BLOB"))
         }
         register("v9") { db in
-            for statement in PeopleSchema.createTables(integer: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT") {
+            for statement in PeopleSchema.createTables(integer: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB") {
                 try db.execute(sql: statement)
             }
         }

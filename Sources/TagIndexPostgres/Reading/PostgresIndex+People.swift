@@ -50,9 +50,12 @@ extension PostgresIndex {
             var key = PostgresBindings()
             key.append(StoredPeopleGrouping.nextIDKey)
             let nextID = try await session.all("SELECT value FROM meta WHERE key = $1", key) { try $0.decode(String.self) }.first.flatMap { Int64($0) } ?? 1
+            let snapshot = try await session.all("SELECT snapshot FROM people_state WHERE id = 1") { row in
+                Data(try row.decode(ByteBuffer.self).readableBytesView)
+            }.first
             return PeopleGroupingInputs(
                 faces: PeopleGroupingInputs.faces(fromRows: rows), corrections: try await Self.peopleCorrections(session),
-                previous: previous, nextID: nextID, fingerprint: try await Self.currentPeopleFingerprint(session))
+                previous: previous, nextID: nextID, fingerprint: try await Self.currentPeopleFingerprint(session), snapshot: snapshot)
         }
     }
 
@@ -108,6 +111,12 @@ extension PostgresIndex {
                 meta.append(name)
                 meta.append(value)
                 try await session.execute("INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", meta)
+            }
+            try await session.execute("DELETE FROM people_state")
+            if let snapshot = grouping.snapshot {
+                var state = PostgresBindings()
+                state.append(ByteBuffer(bytes: snapshot))
+                try await session.execute("INSERT INTO people_state(id, snapshot) VALUES (1, $1)", state)
             }
             CrashPoints.reach(.grouping)
             return true

@@ -71,7 +71,7 @@ struct PostgresBackendTests {
             "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1") { try $0.decode(String.self) }
         #expect(tables == ["changed_blocks", "corrections", "curves", "face_people", "image_faces", "image_labels", "image_metadata", "image_prints",
                            "images", "index_queue", "label_parents", "label_posting_groups", "labels", "meta", "model_labels", "models", "observations",
-                           "people", "people_corrections", "print_sketches", "tagindex_migrations"])
+                           "people", "people_corrections", "people_state", "print_sketches", "tagindex_migrations"])
 
         try await session.execute("INSERT INTO tagindex_migrations(identifier) VALUES ('v99')")
         await #expect(throws: PostgresBackendError.newerSchema(database: session.descriptor.description, unknownMigrations: ["v99"])) {
