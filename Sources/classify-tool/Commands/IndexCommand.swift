@@ -226,14 +226,19 @@ struct IndexCommand: AsyncParsableCommand {
     private func groupPeople(importing names: [ImportedFaceName], regroup: Bool) async {
         let start = ContinuousClock.now
         do {
+            // Closed (and released) before this returns, so SQLite folds its WAL into the file at exit.
             let index = try await database.openBackend()
-            defer { Task { await index.close() } }
-            let imported = try await index.importFaceNames(names)
-            if imported > 0 { Terminal.out("names of \(Self.grouped(imported)) faces read from XMP face regions (digiKam, Lightroom)") }
-            guard regroup else { return }
-            let refresh = try await index.refreshPeople()
-            guard refresh.regrouped, refresh.faces > 0 || refresh.people > 0 else { return }
-            let seconds = Double((ContinuousClock.now - start).components.attoseconds) * 1e-18 + Double((ContinuousClock.now - start).components.seconds)
+            let refresh: PeopleRefresh?
+            do {
+                refresh = try await groupPeople(in: index, importing: names, regroup: regroup)
+                await index.close()
+            } catch {
+                await index.close()
+                throw error
+            }
+            guard let refresh, refresh.regrouped, refresh.faces > 0 || refresh.people > 0 else { return }
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
             Terminal.out(String(
                 format: "people: %@ faces grouped into %@ (%@ named), %@ waiting for a person (%.1f s)",
                 Self.grouped(refresh.faces), refresh.people == 1 ? "1 person" : "\(Self.grouped(refresh.people)) people",
@@ -241,6 +246,12 @@ struct IndexCommand: AsyncParsableCommand {
         } catch {
             Terminal.error("warning: people were not grouped (\(error)); `classify-tool people` groups them")
         }
+    }
+
+    private func groupPeople(in index: any IndexBackend, importing names: [ImportedFaceName], regroup: Bool) async throws -> PeopleRefresh? {
+        let imported = try await index.importFaceNames(names)
+        if imported > 0 { Terminal.out("names of \(Self.grouped(imported)) faces read from XMP face regions (digiKam, Lightroom)") }
+        return regroup ? try await index.refreshPeople() : nil
     }
 
     /// "1 photo", "2 photos", "10,000 photos".
