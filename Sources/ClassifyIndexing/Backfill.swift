@@ -1,4 +1,5 @@
 import Classify
+import ClassifySupport
 import Foundation
 import TagIndex
 
@@ -66,11 +67,22 @@ extension Backfill where Item == StoredImageFile, Found == FacesFound {
     /// `--no-faces`), and describes them when given a recognizer.
     ///
     /// Usage: `Backfill.faces(detector: detector, recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
-    static func faces(detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int) -> Backfill {
-        Backfill(find: { image, bytes, _ in
+    static func faces(
+        detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int, names: Locked<[ImportedFaceName]>? = nil
+    ) -> Backfill {
+        Backfill(find: { image, bytes, localPath in
             guard let result = try? detector.detect(data: bytes) else { return nil }
             let descriptors = result.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: result, decoding: bytes, with: decoder)
-            return FacesFound(path: image.path, contentHash: image.contentHash, faces: IndexedFace.faces(of: result, descriptors: descriptors))
+            let faces = IndexedFace.faces(of: result, descriptors: descriptors)
+            // Names another tool gave these faces in the photo's sidecar, as a run reads them.
+            if let names, !faces.isEmpty, let regions = XMPSidecarReader.metadata(forImageAt: URL(fileURLWithPath: localPath))?.faceRegions,
+                regions.contains(where: { $0.name != nil })
+            {
+                let found = SidecarFaceNames.match(
+                    regions, faces: IndexedFace.storageOrder(faces), width: result.width, height: result.height, contentHash: image.contentHash)
+                names.withLock { $0.append(contentsOf: found) }
+            }
+            return FacesFound(path: image.path, contentHash: image.contentHash, faces: faces)
         }, decoder: decoder, jobs: jobs)
     }
 }

@@ -188,7 +188,6 @@ public struct LibraryIndexer: Sendable {
             throw error
         }
         var report = tally.withLock { $0.report }
-        report.importedFaceNames = pass.importedNames.withLock { $0 }
         if let metadata, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
             // Images indexed before the index stored dates, positions and cameras get them now.
             report.metadataAdded = try await fill(
@@ -201,7 +200,8 @@ public struct LibraryIndexer: Sendable {
             // shared index doing the same at once only repeats work: each write checks that the
             // image still has no faces).
             report.facesAdded = try await fill(
-                Backfill.faces(detector: faceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs), run,
+                Backfill.faces(
+                    detector: faceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs, names: pass.importedNames), run,
                 roots: options.roots,
                 page: { worker, after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
                 write: { worker, found in try await worker.addFaces(found) })
@@ -227,6 +227,7 @@ public struct LibraryIndexer: Sendable {
         }
         report.interrupted = interrupted
         report.skippedNonImages = scan.snapshot().skipped
+        report.importedFaceNames = pass.importedNames.withLock { $0 }
         report.elapsed = clock.now - start
         return report
     }

@@ -132,6 +132,28 @@ import Testing
         #expect(try Tool.run(["search", "person:ann"] + pg).lines.count == 2)
     }
 
+    /// A sidecar as digiKam writes one: a region named `name` over `box` (pixels of a `width` x
+    /// `height` image, drawn a little wider and shorter than ours), and a named region over no face.
+    static func digiKamSidecar(width: Double, height: Double, box: [Double], name: String) -> String {
+        """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+             <rdf:Description rdf:about="" xmlns:mwg-rs="http://www.metadataworkinggroup.com/schemas/regions/"
+                xmlns:stArea="http://ns.adobe.com/xmp/sType/Area#" xmlns:stDim="http://ns.adobe.com/xap/1.0/sType/Dimensions#">
+              <mwg-rs:Regions rdf:parseType="Resource">
+               <mwg-rs:AppliedToDimensions stDim:w="\(Int(width))" stDim:h="\(Int(height))" stDim:unit="pixel"/>
+               <mwg-rs:RegionList><rdf:Bag>
+                <rdf:li><rdf:Description mwg-rs:Name="\(name)" mwg-rs:Type="Face">
+                 <mwg-rs:Area stArea:x="\((box[0] + box[2] / 2) / width)" stArea:y="\((box[1] + box[3] / 2) / height)"
+                   stArea:w="\(box[2] * 1.1 / width)" stArea:h="\(box[3] * 0.9 / height)" stArea:unit="normalized"/>
+                </rdf:Description></rdf:li>
+                <rdf:li rdf:parseType="Resource"><mwg-rs:Name>Nobody Here</mwg-rs:Name><mwg-rs:Type>Face</mwg-rs:Type>
+                 <mwg-rs:Area stArea:x="0.05" stArea:y="0.05" stArea:w="0.05" stArea:h="0.05" stArea:unit="normalized"/></rdf:li>
+               </rdf:Bag></mwg-rs:RegionList>
+              </mwg-rs:Regions>
+             </rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+    }
+
     /// `export --xmp` writes the faces as MWG regions with the people's names (exiftool reads them
     /// as digiKam and Lightroom do), again without change when nothing changed; `index` reads the
     /// names another tool wrote in a sidecar's regions as facts, so the person is named here too.
@@ -169,23 +191,7 @@ import Testing
         let face = try #require((show["faces"] as? [[String: Any]])?.first)
         let (width, height) = (Double(show["width"] as? Int ?? 1), Double(show["height"] as? Int ?? 1))
         let box = ["x", "y", "width", "height"].map { ((face[$0] as? NSNumber)?.doubleValue ?? 0) }
-        let digiKam = """
-            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-             <rdf:Description rdf:about="" xmlns:mwg-rs="http://www.metadataworkinggroup.com/schemas/regions/"
-                xmlns:stArea="http://ns.adobe.com/xmp/sType/Area#" xmlns:stDim="http://ns.adobe.com/xap/1.0/sType/Dimensions#">
-              <mwg-rs:Regions rdf:parseType="Resource">
-               <mwg-rs:AppliedToDimensions stDim:w="\(Int(width))" stDim:h="\(Int(height))" stDim:unit="pixel"/>
-               <mwg-rs:RegionList><rdf:Bag>
-                <rdf:li><rdf:Description mwg-rs:Name="Sally Ride" mwg-rs:Type="Face">
-                 <mwg-rs:Area stArea:x="\((box[0] + box[2] / 2) / width)" stArea:y="\((box[1] + box[3] / 2) / height)"
-                   stArea:w="\(box[2] * 1.1 / width)" stArea:h="\(box[3] * 0.9 / height)" stArea:unit="normalized"/>
-                </rdf:Description></rdf:li>
-                <rdf:li rdf:parseType="Resource"><mwg-rs:Name>Nobody Here</mwg-rs:Name><mwg-rs:Type>Face</mwg-rs:Type>
-                 <mwg-rs:Area stArea:x="0.05" stArea:y="0.05" stArea:w="0.05" stArea:h="0.05" stArea:unit="normalized"/></rdf:li>
-               </rdf:Bag></mwg-rs:RegionList>
-              </mwg-rs:Regions>
-             </rdf:Description></rdf:RDF></x:xmpmeta>
-            """
+        let digiKam = Self.digiKamSidecar(width: width, height: height, box: box, name: "Sally Ride")
         try Data(digiKam.utf8).write(to: elsewhere.photos.appending(path: "astronaut.xmp"))
         let other = ["--db", elsewhere.database.path]
         let indexed = try Tool.run(["index", elsewhere.photos.path] + other)
@@ -202,5 +208,27 @@ import Testing
         try FileManager.default.copyItem(at: fixture.photos.appending(path: "astronaut-3.jpg"), to: elsewhere.photos.appending(path: "more.jpg"))
         #expect(!(try Tool.run(["index", elsewhere.photos.path] + other).stdout.contains("read from XMP")))
         #expect(try Self.people(other).map { $0["name"] as? String } == ["Sally K. Ride"])
+    }
+
+    /// A photo indexed without faces gets them later from the faces backfill, which reads its
+    /// sidecar's names too.
+    @Test func theFacesBackfillReadsSidecarNamesToo() throws {
+        let fixture = try Fixture.empty("people-xmp-backfill")
+        defer { fixture.remove() }
+        let db = ["--db", fixture.database.path]
+        let photo = fixture.photos.appending(path: "astronaut.jpg")
+        try Data(try Self.variants(of: "astronaut.png")[2]).write(to: photo)
+        #expect(try Tool.run(["index", fixture.photos.path, "--no-faces"] + db).status == 0)
+        // Where the face is: a throwaway index with faces.
+        let scratch = fixture.root.appending(path: "scratch.sqlite").path
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", scratch]).status == 0)
+        let show = try Self.json(try Tool.run(["show", photo.path, "--format", "json", "--db", scratch]))
+        let face = try #require((show["faces"] as? [[String: Any]])?.first)
+        let box = ["x", "y", "width", "height"].map { ((face[$0] as? NSNumber)?.doubleValue ?? 0) }
+        let sidecar = Self.digiKamSidecar(width: Double(show["width"] as? Int ?? 1), height: Double(show["height"] as? Int ?? 1), box: box, name: "Sally Ride")
+        try Data(sidecar.utf8).write(to: fixture.photos.appending(path: "astronaut.xmp"))
+        let indexed = try Tool.run(["index", fixture.photos.path] + db)
+        #expect(indexed.stdout.contains("faces added to 1 photo") && indexed.stdout.contains("names of 1 faces read from XMP"), "\(indexed.stdout)")
+        #expect(try Self.people(db).map { $0["name"] as? String } == ["Sally Ride"])
     }
 }
