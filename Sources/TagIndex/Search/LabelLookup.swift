@@ -1,3 +1,4 @@
+import ClassifySupport
 import GRDB
 
 /// What resolving search terms and planning a search need beyond the taxonomy, from whichever
@@ -22,7 +23,9 @@ package struct LabelLookup {
 
     /// The lookups of a SQLite index, inside a read of `db`.
     static func sqlite(_ db: Database) -> LabelLookup {
-        LabelLookup(
+        // Read once per search, however many words ask.
+        let people = Locked<PeopleDirectory?>(nil)
+        return LabelLookup(
             freeText: { words, kind in
                 let escaped = words.map { $0.replacingOccurrences(of: "\"", with: "\"\"") }
                 let match: String =
@@ -49,9 +52,12 @@ package struct LabelLookup {
             },
             addedLabelIDs: { try Corrections.addedLabelIDs(db) },
             people: {
-                PeopleDirectory(entries: try Row.fetchAll(db, sql: PeopleDirectory.query).map { row in
+                if let known = people.withLock({ $0 }) { return known }
+                let read = PeopleDirectory(entries: try Row.fetchAll(db, sql: PeopleDirectory.query).map { row in
                     PeopleDirectory.Entry(id: row[0], name: row[1], photoCount: row[2])
                 })
+                people.withLock { $0 = read }
+                return read
             })
     }
 
