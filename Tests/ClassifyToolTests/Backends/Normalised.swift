@@ -6,7 +6,7 @@ import Foundation
 /// - the database's name (`stats` prints it; `index` prints it in its `list all` hint): one is a
 ///   file, the other a URL;
 /// - the database's size in bytes (`stats`): SQLite pages and PostgreSQL relations differ;
-/// - the run's duration (`index`: `done in 0.4 s`);
+/// - the run's duration (`index`: `done in 0.4 s`) and its grouping's (`people: ... (0.1 s)`);
 /// - when a row was indexed (`show --format json` and `export --format jsonl`: `indexed`) and
 ///   when a correction was made (`tag list --format json`: `date`);
 /// - the order of search hits of equal score (`search --format json`, sorted by confidence): it
@@ -65,10 +65,11 @@ enum Normalised {
         return value
     }
 
-    /// An `index` run's output without its duration, and with the database of its `list all`
+    /// An `index` run's output without its durations, and with the database of its `list all`
     /// hint named `DB` (PostgreSQL's is the URL as the tool describes it, with its `sslmode`).
     static func indexSummary(_ text: String) -> String {
-        text.replacing(/done in \d+\.\d s:/, with: "done in T s:").replacing(#/--db .*/#, with: "--db DB")
+        text.replacing(/done in \d+\.\d s:/, with: "done in T s:").replacing(/waiting for a person \(\d+\.\d s\)/, with: "waiting for a person (T s)")
+            .replacing(#/--db .*/#, with: "--db DB")
     }
 
     /// `stats --json` without the database's name and size.
