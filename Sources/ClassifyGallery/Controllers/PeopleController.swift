@@ -145,12 +145,12 @@ struct PeopleController: Sendable {
 
     /// The person a form names: an id, or a whole name (case and accents ignored); nil when none.
     private func existing(_ text: String) async throws -> Int64? {
-        let people = try await services.read { try await $0.people() }
-        if let id = Int64(text.trimmingCharacters(in: .whitespaces)), people.contains(where: { $0.id == id }) { return id }
-        let key = PeopleNames.key(text)
-        let named = people.filter { $0.name.map(PeopleNames.key) == key }
-        guard named.count <= 1 else { throw GalleryError(.badRequest, "Several people are called '\(text)'; give their id.") }
-        return named.first?.id
+        let directory = try await services.read { PeopleDirectory(people: try await $0.people()) }
+        do {
+            return try directory.person(text)?.id
+        } catch let TagIndexError.invalidInput(sentence) {
+            throw GalleryError(.badRequest, sentence.prefix(1).uppercased() + sentence.dropFirst() + ".")
+        }
     }
 
     private func resolve(_ text: String) async throws -> Int64 {

@@ -35,7 +35,7 @@ extension SQLiteIndex {
                 let faces = IndexedFace.decode(row[0])
             else { return nil }
             let hash: String? = row[2]
-            return IndexedFace.naming(IndexedFace.attaching(row[1], to: faces), try hash.map { try facePeople(contentHash: $0, db) } ?? [:])
+            return IndexedFace.naming(IndexedFace.attaching(row[1], to: faces), try hash.map { try Self.facePeople(contentHash: $0, db) } ?? [:])
         }
     }
 }

@@ -27,6 +27,11 @@ package struct PeopleDirectory: Sendable {
     /// Usage: `PeopleDirectory(entries: [])`
     package init(entries: [Entry]) { self.entries = entries }
 
+    /// The directory of listed people. Usage: `PeopleDirectory(people: try await index.people())`
+    package init(people: [PersonSummary]) {
+        self.init(entries: people.map { Entry(id: $0.id, name: $0.name, photoCount: $0.photoCount) })
+    }
+
     /// The rows ``init(rows:)`` reads: id, name, photo count.
     package static let query = "SELECT id, name, photo_count FROM people"
 
@@ -66,5 +71,18 @@ package struct PeopleDirectory: Sendable {
         let key = PeopleNames.key(text)
         guard !key.isEmpty else { return [] }
         return entries.filter { $0.name.map(PeopleNames.key) == key }
+    }
+
+    /// The person a form or argument names exactly: an id, or a whole name (case and accents
+    /// ignored); nil when none, and a sentence when several people share the name.
+    ///
+    /// Usage: `guard let anna = try directory.person("Anna") else { ... }`
+    package func person(_ text: String) throws -> Entry? {
+        if let id = Int64(text.trimmingCharacters(in: .whitespaces)), let person = entries.first(where: { $0.id == id }) {
+            return person
+        }
+        let people = named(text)
+        guard people.count <= 1 else { throw TagIndexError.invalidInput("several people are called '\(text)'; give their id") }
+        return people.first
     }
 }

@@ -111,11 +111,6 @@ extension SQLiteIndex {
     }
 
     /// Each stored face's person, by face number (from 0), for the image with content `hash`.
-    func facePeople(contentHash hash: String, _ db: Database) throws -> [Int: FacePerson] {
-        try Self.facePeople(contentHash: hash, db)
-    }
-
-    /// Each stored face's person, by face number (from 0), for the image with content `hash`.
     static func facePeople(contentHash hash: String, _ db: Database) throws -> [Int: FacePerson] {
         var found: [Int: FacePerson] = [:]
         for row in try Row.fetchAll(db, sql: PeopleSchema.facePeopleOfContent("?"), arguments: [hash]) {
