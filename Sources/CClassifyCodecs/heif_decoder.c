@@ -76,7 +76,7 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
         cls_message_set(message, "out of memory");
         return CLS_OUT_OF_MEMORY;
     }
-    // One thread per image: the indexer already decodes one image per core.
+    // One thread per image unless the caller allows more (cls_heif_decoder_set_threads).
     heif_context_set_max_decoding_threads(state->context, 1);
     struct heif_error error = heif_context_read_from_memory_without_copy(state->context, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(state->context, &state->primary);
@@ -129,6 +129,10 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
     info->orientation = 1;
     *decoder = state;
     return CLS_OK;
+}
+
+void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads) {
+    if (decoder != NULL && threads > 0) heif_context_set_max_decoding_threads(decoder->context, threads);
 }
 
 // The id of the primary image's first metadata item of `kind`, or 0 (libheif never uses 0).

@@ -25,3 +25,11 @@ int cls_allocator_limit_arenas(int arenas) {
     return 0;
 #endif
 }
+
+int cls_allocator_release_freed_memory(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}

@@ -38,6 +38,10 @@ int cls_heif_has_decoder(cls_heif_coding coding);
 /// 4, 2 that keeps its short side at least that long (block means, cls_row_reduction.h; libheif
 /// still decodes the whole picture, but no full-size copy is made); 0: full size.
 /// info.orientation is always 1: libheif applies the transforms.
+/// Lets libheif decode the tiles of a grid picture (every iPhone HEIC) on up to `threads` threads
+/// (the decoder starts with one). Call before cls_heif_decoder_read_pixels.
+void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads);
+
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
                                  uint64_t maximum_pixel_count,
                                  uint32_t thumbnail_minimum_short_side, uint32_t minimum_short_side,

@@ -63,6 +63,9 @@ int cls_allocator_keep_freed_memory(size_t mmap_threshold, size_t trim_threshold
 /// so the freed memory each arena keeps is not multiplied by the number of threads that ever
 /// allocated at once. Call before starting threads. Returns 1 when set.
 int cls_allocator_limit_arenas(int arenas);
+/// Gives the memory free in every malloc arena back to the system (glibc's malloc_trim(0), which
+/// also releases whole free pages inside the heap); 1 when some was released. 0 elsewhere.
+int cls_allocator_release_freed_memory(void);
 
 /// Sets flush-to-zero and denormals-are-zero for the calling thread (ReLU6 networks produce
 /// denormals, which are very slow on x86); returns the previous state for cls_flush_denormals_end.

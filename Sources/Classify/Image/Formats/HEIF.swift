@@ -1,4 +1,5 @@
 import CClassifyCodecs
+import Foundation
 
 /// HEIF (HEIC, the iPhone's format since 2017) and AVIF through libheif: the primary image
 /// with its transformations (irot, imir, clap) applied by libheif, grids assembled, 10/12-bit
@@ -15,6 +16,10 @@ enum HEIFDecoding: FormatDecoder {
     /// Whether this libheif can decode HEIC (HEVC) images.
     static var hasDecoder: Bool { cls_heif_has_decoder(CLS_HEIF_HEVC) != 0 }
 
+    /// What a whole-picture decode holds per pixel, measured on 12-MP photos (docs/performance.md,
+    /// "Memory of index on a mixed library"): libde265 about 5.2 bytes, dav1d about 8.
+    static func bytesPerPixel(_ coding: cls_heif_coding) -> Int { coding == CLS_HEIF_AV1 ? 8 : 6 }
+
     static func decode(
         _ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest, coding: cls_heif_coding, format: ImageFormat
     ) throws(ImageDecodingError) -> UnorientedImage {
@@ -22,15 +27,25 @@ enum HEIFDecoding: FormatDecoder {
         let limit = request.maximumPixelCount
         let minimum = UInt32(clamping: max(0, request.minimumShortSide ?? 0))
         var metadata = PhotoMetadata()
+        var wholePicture = 0
         var image = try TwoStepDecoding.run(
             format: format, limit: limit,
             open: { decoder, info, message in
                 // The embedded thumbnail is not used: see docs/formats.md, "Accuracy by format" (measured).
-                cls_heif_decoder_open(
+                let status = cls_heif_decoder_open(
                     base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, minimum, &decoder, &info, &message)
+                wholePicture = Int(info.width) * Int(info.height)
+                return status
             },
             inspect: { metadata = HEIFMetadata.read($0) },
-            read: { cls_heif_decoder_read_pixels($0, $1, $2, &$3) },
+            read: { decoder, rgb, capacity, message in
+                // libheif decodes the whole picture, whatever size was asked for: see DecodeMemoryBudget.
+                // Large pictures wait for each other here; libheif may decode a grid's tiles on the cores.
+                DecodeMemoryBudget.shared.reserving(bytes: wholePicture * Self.bytesPerPixel(coding)) {
+                    cls_heif_decoder_set_threads(decoder, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
+                    return cls_heif_decoder_read_pixels(decoder, rgb, capacity, &message)
+                }
+            },
             close: { cls_heif_decoder_close($0) })
         image.metadata = metadata
         return image
