@@ -36,31 +36,31 @@ void cls_qgemm_pack_weights(const int8_t *weights, size_t k, size_t n, int8_t *p
     }
 }
 
-static void quantize_row_portable(const float *x, size_t k, float inverse_scale, int zero_point, uint8_t *q) {
-    for (size_t i = 0; i < k; i++) q[i] = cls_quantize_one(x[i], inverse_scale, zero_point);
+static void quantize_row_portable(const float *x, size_t k, const float *multipliers, int zero_point, uint8_t *q) {
+    for (size_t i = 0; i < k; i++) q[i] = cls_quantize_one(x[i], multipliers[i], zero_point);
 }
 
-void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale,
+void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers,
                              int zero_point, uint8_t *q, size_t ldq) {
     const size_t padded = cls_qgemm_row_bytes(k);
     for (size_t r = 0; r < rows; r++) {
         const float *row = x + r * ldx;
         uint8_t *out = q + r * ldq;
 #if CLS_HAS_AVX512_VARIANT
-        if (variant == CLS_INT8_AVX512_VNNI) cls_quantize_u8_avx512(row, k, inverse_scale, zero_point, out);
-        else if (variant >= CLS_INT8_AVX2) cls_quantize_u8_avx2(row, k, inverse_scale, zero_point, out);
-        else quantize_row_portable(row, k, inverse_scale, zero_point, out);
+        if (variant == CLS_INT8_AVX512_VNNI) cls_quantize_u8_avx512(row, k, multipliers, zero_point, out);
+        else if (variant >= CLS_INT8_AVX2) cls_quantize_u8_avx2(row, k, multipliers, zero_point, out);
+        else quantize_row_portable(row, k, multipliers, zero_point, out);
 #else
         (void)variant;
-        quantize_row_portable(row, k, inverse_scale, zero_point, out);
+        quantize_row_portable(row, k, multipliers, zero_point, out);
 #endif
         for (size_t i = k; i < padded; i++) out[i] = (uint8_t)zero_point;
     }
 }
 
-void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale, int zero_point,
+void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers, int zero_point,
                      uint8_t *q, size_t ldq) {
-    cls_quantize_u8_variant(cls_int8_variant(), x, rows, k, ldx, inverse_scale, zero_point, q, ldq);
+    cls_quantize_u8_variant(cls_int8_variant(), x, rows, k, ldx, multipliers, zero_point, q, ldq);
 }
 
 // The portable body: one row against one panel at a time, the 16 channels' sums side by side

@@ -41,8 +41,8 @@ void cls_qgemm_store_tile16_avx2(const qgemm_job *g, const void *accumulators, i
 void cls_qgemm_rect_avx2(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1);
 void cls_qgemm_rect_avx_vnni(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1);
 void cls_qgemm_rect_avx512_vnni(const qgemm_job *g, size_t b0, size_t b1, size_t p0, size_t p1);
-void cls_quantize_u8_avx2(const float *x, size_t k, float inverse_scale, int zero_point, uint8_t *q);
-void cls_quantize_u8_avx512(const float *x, size_t k, float inverse_scale, int zero_point, uint8_t *q);
+void cls_quantize_u8_avx2(const float *x, size_t k, const float *multipliers, int zero_point, uint8_t *q);
+void cls_quantize_u8_avx512(const float *x, size_t k, const float *multipliers, int zero_point, uint8_t *q);
 
 /// Rows of a register tile per variant.
 enum { QGEMM_TILE_M_AVX512 = 6, QGEMM_GROUP_AVX512 = 4, QGEMM_TILE_M_AVX_VNNI = 6, QGEMM_TILE_M_AVX2 = 4 };
@@ -50,8 +50,8 @@ enum { QGEMM_TILE_M_AVX512 = 6, QGEMM_GROUP_AVX512 = 4, QGEMM_TILE_M_AVX_VNNI = 
 /// The quantization of one value, shared by every variant so they agree to the bit: the float
 /// clamp first (so huge values and NaN never reach the integer conversion), then round half to
 /// even (the default rounding mode, as vcvtps2dq), then the zero point and the byte range.
-static inline uint8_t cls_quantize_one(float x, float inverse_scale, int zero_point) {
-    float f = x * inverse_scale;
+static inline uint8_t cls_quantize_one(float x, float multiplier, int zero_point) {
+    float f = x * multiplier;
     f = f > -512.0f ? f : -512.0f;  // NaN goes to the low end
     f = f < 512.0f ? f : 512.0f;
     int v = (int)__builtin_nearbyintf(f) + zero_point;

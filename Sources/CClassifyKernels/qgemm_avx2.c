@@ -98,12 +98,12 @@ void cls_qgemm_rect_avx2(const qgemm_job *g, size_t b0, size_t b1, size_t p0, si
     cls_qgemm_rect_panels(g, b0, b1, p0, p1, tile_any);
 }
 
-CLS_AVX2 void cls_quantize_u8_avx2(const float *x, size_t k, float inverse_scale, int zero_point, uint8_t *q) {
-    const __m256 inv = _mm256_set1_ps(inverse_scale), low = _mm256_set1_ps(-512.0f), high = _mm256_set1_ps(512.0f);
+CLS_AVX2 void cls_quantize_u8_avx2(const float *x, size_t k, const float *multipliers, int zero_point, uint8_t *q) {
+    const __m256 low = _mm256_set1_ps(-512.0f), high = _mm256_set1_ps(512.0f);
     const __m256i zp = _mm256_set1_epi32(zero_point), zero = _mm256_setzero_si256(), top = _mm256_set1_epi32(255);
     size_t i = 0;
     for (; i + 8 <= k; i += 8) {
-        __m256 f = _mm256_mul_ps(_mm256_loadu_ps(x + i), inv);
+        __m256 f = _mm256_mul_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(multipliers + i));
         f = _mm256_min_ps(_mm256_max_ps(f, low), high);  // NaN -> -512 (second operand), as in C
         __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), zp);
         v = _mm256_min_epi32(_mm256_max_epi32(v, zero), top);
@@ -111,6 +111,6 @@ CLS_AVX2 void cls_quantize_u8_avx2(const float *x, size_t k, float inverse_scale
         _mm256_storeu_si256((__m256i *)lanes, v);
         for (int j = 0; j < 8; j++) q[i + j] = (uint8_t)lanes[j];
     }
-    for (; i < k; i++) q[i] = cls_quantize_one(x[i], inverse_scale, zero_point);
+    for (; i < k; i++) q[i] = cls_quantize_one(x[i], multipliers[i], zero_point);
 }
 #endif

@@ -109,13 +109,13 @@ CLS_AVX512_VNNI void cls_qgemm_rect_avx512_vnni(const qgemm_job *g, size_t b0, s
     }
 }
 
-CLS_AVX512 void cls_quantize_u8_avx512(const float *x, size_t k, float inverse_scale, int zero_point, uint8_t *q) {
-    const __m512 inv = _mm512_set1_ps(inverse_scale), low = _mm512_set1_ps(-512.0f), high = _mm512_set1_ps(512.0f);
+CLS_AVX512 void cls_quantize_u8_avx512(const float *x, size_t k, const float *multipliers, int zero_point, uint8_t *q) {
+    const __m512 low = _mm512_set1_ps(-512.0f), high = _mm512_set1_ps(512.0f);
     const __m512i zp = _mm512_set1_epi32(zero_point), zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
     size_t i = 0;
     for (; i < k; i += 16) {
         const __mmask16 mask = k - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - i)) - 1u);
-        __m512 f = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inv);
+        __m512 f = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), _mm512_maskz_loadu_ps(mask, multipliers + i));
         // max/min return the second operand when the first is NaN: NaN goes to -512, as in C.
         f = _mm512_min_ps(_mm512_max_ps(f, low), high);
         __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);

@@ -155,10 +155,11 @@ int cls_int8_variant(void);
 /// Bytes of row stride cls_quantize_u8 writes for rows of k values: k rounded up to 4 (the
 /// int8 kernels read activations four at a time).
 size_t cls_qgemm_row_bytes(size_t k);
-/// q[r][i] = clamp(round_even(x[r][i] * inverse_scale) + zero_point, 0, 255) for r < rows, i < k
-/// (x row stride ldx floats, q row stride ldq bytes >= cls_qgemm_row_bytes(k)); the bytes of each
-/// row past k are set to zero_point. NaN quantizes to 0.
-void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale, int zero_point,
+/// q[r][i] = clamp(round_even(x[r][i] * multipliers[i]) + zero_point, 0, 255) for r < rows, i < k
+/// (x row stride ldx floats, q row stride ldq bytes >= cls_qgemm_row_bytes(k); multipliers: k
+/// values, the inverse scale divided by each channel's smoothing factor); the bytes of each row
+/// past k are set to zero_point. NaN quantizes to 0.
+void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers, int zero_point,
                      uint8_t *q, size_t ldq);
 /// Bytes needed by cls_qgemm_pack_weights: n rounded up to 16 times k rounded up to 4.
 size_t cls_qgemm_packed_bytes(size_t k, size_t n);
@@ -181,7 +182,7 @@ void cls_qgemm_variant(int variant, size_t m, size_t n, size_t k, const uint8_t 
                        float lower, float upper, const float *residual, float residual_lower,
                        float residual_upper, float *c, size_t ldc);
 /// cls_quantize_u8 on the given variant's vector width (tests).
-void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, float inverse_scale,
+void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers,
                              int zero_point, uint8_t *q, size_t ldq);
 
 #endif

@@ -53,7 +53,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let directory = try modelOptions.modelDirectory()
         let timing = LatencyBenchmark.Clock(rawValue: clock) ?? .wall
-        let precision = modelOptions.precision
+        let precision = modelOptions.resolvedPrecision(for: directory)
         let loadMilliseconds = try LatencyBenchmark.measureLoad(directory: directory, precision: precision, clock: timing)
         let model = try ImageClassifierModel(contentsOf: directory, precision: precision)
         var report = LatencyBenchmark.run(model: model, threads: threads, iterations: iterations, profileLayers: layers,

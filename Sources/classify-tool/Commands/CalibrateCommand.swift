@@ -31,13 +31,19 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: "Text recorded in the file as the data's description (default: the folder name).") var describe: String?
     @Flag(help: "Also print how filters at other operating points behave on the same images.") var sweep = false
     @Flag(help: "Write the int8 activation ranges (quantization.json) instead of the curves.") var quantization = false
+    @Option(help: "With --quantization: SmoothQuant's alpha for the int8 ops' inputs (0 to 1; -1: no smoothing).")
+    var smoothing: Float = ActivationRangeRecorder.defaultSmoothing
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var verbosity: VerbosityOptions
+
+    func validate() throws {
+        guard smoothing == -1 || (0...1).contains(smoothing) else { throw ValidationError("--smoothing takes 0 to 1, or -1 for none") }
+    }
 
     func run() async throws {
         verbosity.apply()
         let directory = try modelOptions.modelDirectory()
-        let model = try ImageClassifierModel(contentsOf: directory, precision: quantization ? .fp32 : modelOptions.precision)
+        let model = try ImageClassifierModel(contentsOf: directory, precision: quantization ? .fp32 : modelOptions.precision ?? .fp32)
         let classifier = ImageClassifier(model: model)
         let set = try LabelledImageSet(root: URL(fileURLWithPath: folder), taxonomy: model.labelSet.taxonomy)
         guard !set.images.isEmpty else {
@@ -100,7 +106,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         let source = CalibrationFile.Source(
             description: describe ?? URL(fileURLWithPath: folder).lastPathComponent, imageCount: recorder.imageCount,
             failedCount: failed, createdBy: "classify-tool calibrate --quantization \(ClassifyVersion.current)")
-        let table = recorder.table(source: source)
+        let table = recorder.table(source: source, smoothing: smoothing < 0 ? nil : smoothing)
         let destination = output.map { URL(fileURLWithPath: $0) } ?? directory.appending(path: QuantizationTable.fileName)
         try table.write(to: destination)
         Terminal.out("measured \(table.activations.count) activation ranges on \(recorder.imageCount) images (\(failed) failed); wrote \(destination.path)")

@@ -9,13 +9,19 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Model directory (default: $CLASSIFY_MODEL_DIR, else the installed model).", valueName: "dir"))
     var model: String?
 
-    @Option(help: ArgumentHelp("Arithmetic of the network: fp32, or int8 (needs quantization.json in the model directory).", valueName: "precision"))
-    var precision: InferencePrecision = .fp32
+    @Option(help: ArgumentHelp(
+        "Arithmetic of the network: int8 or fp32 (default: int8 on a CPU with VNNI when the model has quantization.json, else fp32).",
+        valueName: "precision"))
+    var precision: InferencePrecision?
+
+    /// `--precision`, else the precision this CPU runs best (``InferencePrecision/preferred(forModelAt:)``).
+    func resolvedPrecision(for directory: URL) -> InferencePrecision { precision ?? .preferred(forModelAt: directory) }
 
     /// The model from `--model`, `$CLASSIFY_MODEL_DIR`, the installed layout or the checkout (named with `--verbose`).
     func loadModel() throws -> ImageClassifierModel {
         let directory = try modelDirectory()
         Terminal.debug("model: \(directory.standardizedFileURL.path)")
+        let precision = resolvedPrecision(for: directory)
         Terminal.debug("precision: \(precision.rawValue)")
         return try ImageClassifierModel.shared(directory: directory, precision: precision)
     }

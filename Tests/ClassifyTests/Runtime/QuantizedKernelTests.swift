@@ -36,8 +36,11 @@ struct QuantizedKernelTests {
         var activation: Activation
         var residual: Activation?
         var seed: UInt64
+        /// Whether the input is smoothed per channel (``InputCalibration``).
+        var smoothed = false
         var testDescription: String {
-            "\(rows)x\(inputs)->\(outputs) \(activation)" + (residual.map { " +add \($0)" } ?? "") + " seed \(seed)"
+            "\(rows)x\(inputs)->\(outputs) \(activation)" + (residual.map { " +add \($0)" } ?? "") + (smoothed ? " smoothed" : "")
+                + " seed \(seed)"
         }
     }
 
@@ -58,6 +61,9 @@ struct QuantizedKernelTests {
         .init(rows: 37, inputs: 64, outputs: 65, activation: .relu6, residual: nil, seed: 11),
         .init(rows: 23, inputs: 1, outputs: 1, activation: .none, residual: nil, seed: 12),
         .init(rows: 49, inputs: 1152, outputs: 192, activation: .none, residual: .none, seed: 13),
+        .init(rows: 91, inputs: 13, outputs: 7, activation: .none, residual: nil, seed: 14, smoothed: true),
+        .init(rows: 37, inputs: 67, outputs: 33, activation: .relu6, residual: .none, seed: 15, smoothed: true),
+        .init(rows: 5, inputs: 1152, outputs: 17, activation: .none, residual: nil, seed: 16, smoothed: true),
     ]
 
     static let variantsWithThreads: [(Variant, Int)] = Variant.allCases.flatMap { [($0, 1), ($0, 2)] }
@@ -69,7 +75,9 @@ struct QuantizedKernelTests {
         let weights = random.floats(c.outputs * c.inputs, in: -0.5...0.5)
         let bias = random.floats(c.outputs, in: -1...1)
         let quantization = ActivationQuantization(range: -1.5...4)
-        let matrix = QuantizedMatrix(weights: weights, outputs: c.outputs, inputs: c.inputs, bias: bias, input: quantization)
+        let smoothing = c.smoothed ? random.floats(c.inputs, in: 0.05...20) : nil
+        let matrix = QuantizedMatrix(
+            weights: weights, outputs: c.outputs, inputs: c.inputs, bias: bias, input: quantization, smoothing: smoothing)
         let input = random.floats(c.rows * c.inputs, in: -2...5)
         let residual = c.residual == nil ? nil : random.floats(c.rows * c.outputs, in: -3...3)
         return (matrix, input, residual)
@@ -85,7 +93,7 @@ struct QuantizedKernelTests {
         try KernelPaths.with(KernelPath.best, threads: threads) {
             input.withUnsafeBufferPointer { x in
                 cls_quantize_u8_variant(
-                    variant.rawValue, x.baseAddress, c.rows, c.inputs, c.inputs, matrix.input.inverseScale,
+                    variant.rawValue, x.baseAddress, c.rows, c.inputs, c.inputs, matrix.multipliers.base,
                     Int32(matrix.input.zeroPoint), &quantized, rowBytes)
             }
             let run = { (res: UnsafePointer<Float>?) in
@@ -107,7 +115,7 @@ struct QuantizedKernelTests {
     func matrixMultiplyMatchesReference(_ c: Case, variant: (Variant, Int)) throws {
         try variant.0.require()
         let (matrix, input, residual) = Self.make(c)
-        let expectedQuantized = QuantizedReferenceKernels.quantize(input, matrix.input)
+        let expectedQuantized = QuantizedReferenceKernels.quantize(input, for: matrix)
         let expected = QuantizedReferenceKernels.matrixMultiply(
             rows: c.rows, quantizedInput: expectedQuantized, matrix: matrix, activation: c.activation,
             residual: residual, residualActivation: c.residual ?? .none)
@@ -150,8 +158,9 @@ struct QuantizedKernelTests {
         let quantization = ActivationQuantization(scale: 1, zeroPoint: 100)
         let rowBytes = cls_qgemm_row_bytes(values.count)
         var quantized = [UInt8](repeating: 0, count: rowBytes)
+        let ones = [Float](repeating: 1, count: values.count)
         try KernelPaths.with(KernelPath.best) {
-            cls_quantize_u8_variant(variant.rawValue, values, 1, values.count, values.count, 1, 100, &quantized, rowBytes)
+            cls_quantize_u8_variant(variant.rawValue, values, 1, values.count, values.count, ones, 100, &quantized, rowBytes)
         }
         #expect(Array(quantized[..<values.count]) == QuantizedReferenceKernels.quantize(values, quantization))
         #expect(quantized[values.count - 14] == 0)  // NaN
@@ -182,5 +191,38 @@ struct QuantizedKernelTests {
         let (values, scales) = QuantizedMatrix.quantize(weights: [0.6, -1, 0.25, 0, 0, 0, 2, 1.2, -0.01], outputs: 3, inputs: 3)
         #expect(scales == [Float(1) / 127, 1, Float(2) / 127])
         #expect(values == [76, -127, 32, 0, 0, 0, 127, 76, -1])
+    }
+
+    /// Smoothing moves a channel's range into the weights without changing the product: with input
+    /// channels of very different ranges (a few wide ones, the rest narrow, as in a residual
+    /// stream), the smoothed int8 product is closer to the fp32 one than the plain int8 product.
+    @Test(arguments: [21, 22, 23] as [UInt64])
+    func smoothingNarrowChannelsBringsTheProductCloserToFloat(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let (rows, inputs, outputs) = (64, 96, 48)
+        let weights = random.floats(outputs * inputs, in: -0.5...0.5)
+        let bias = [Float](repeating: 0, count: outputs)
+        // Channels 0-3 reach +-30, the others +-1.
+        let reach = (0..<inputs).map { $0 < 4 ? Float(30) : 1 }
+        let input = (0..<rows * inputs).map { index in random.floats(1, in: -1...1)[0] * reach[index % inputs] }
+        let channels = QuantizationTable.ChannelRanges(min: reach.map { -$0 }, max: reach)
+        let range = QuantizationTable.Range(min: -30, max: 30)
+        func error(_ calibration: InputCalibration) -> Float {
+            let matrix = calibration.matrix(weights: weights, outputs: outputs, inputs: inputs, bias: bias)
+            let output = QuantizedReferenceKernels.matrixMultiply(
+                rows: rows, quantizedInput: QuantizedReferenceKernels.quantize(input, for: matrix), matrix: matrix, activation: .none)
+            var sum: Float = 0
+            for r in 0..<rows {
+                for j in 0..<outputs {
+                    var exact: Float = 0
+                    for c in 0..<inputs { exact += input[r * inputs + c] * weights[j * inputs + c] }
+                    sum += (output[r * outputs + j] - exact) * (output[r * outputs + j] - exact)
+                }
+            }
+            return sum
+        }
+        let plain = error(InputCalibration(range: range))
+        let smoothed = error(InputCalibration(range: range, channels: channels, smoothing: 0.35))
+        #expect(smoothed < plain / 2, "squared error \(smoothed) smoothed against \(plain) plain")
     }
 }

@@ -54,13 +54,15 @@ struct QuantizedNetworkTests {
     }
 
     /// On the three fixture photos the int8 network gives the fp32 top-1 label, and its
-    /// probabilities stay within 0.05 of fp32's.
+    /// probabilities stay within 0.05 of fp32's. Where fp32's best labels are tied within that
+    /// (the cat: tiger cat 0.371, Egyptian cat 0.368), int8's top-1 must be one of them.
     @Test(arguments: ["cat-chelsea.jpg", "coffee-cup.jpg", "rocket.jpg"])
     func int8FollowsFP32OnRealPhotos(photo: String) throws {
         let fp32 = try Self.probabilities(ShippedModel.model, photo: photo)
         let int8 = try Self.probabilities(Self.int8Model(), photo: photo)
         let top = { (p: [Float]) in p.indices.max { p[$0] < p[$1] }! }
-        #expect(top(int8) == top(fp32))
+        let tied = fp32.indices.filter { fp32[$0] >= fp32[top(fp32)] - 0.02 }
+        #expect(tied.contains(top(int8)), "int8's top-1 \(top(int8)) is not among fp32's best \(tied)")
         #expect(maximumAbsoluteDifference(int8, fp32) < 0.05)
     }
 
@@ -75,24 +77,29 @@ struct QuantizedNetworkTests {
             let output = model.infer { _ = $0.update(fromContentsOf: input) }
             // The fp32 ops differ across paths by rounding; a value on a rounding edge of the
             // quantizer may then move by one step, and the logits with it (0.08 on the portable
-            // path with the shipped table), so this is a tolerance, not equality: 1% of the
-            // logits' spread. A wrong integer sum moves logits by whole units.
+            // path with the unsmoothed table, 0.13 with the smoothed one, whose wide channels take
+            // coarser steps), so this is a tolerance, not equality: 2% of the logits' spread
+            // (about 9.5). A wrong integer sum moves logits by whole units.
             let spread = reference.logits.max()! - reference.logits.min()!
-            #expect(maximumAbsoluteDifference(output.logits, reference.logits) < 0.01 * spread, "spread \(spread)")
+            #expect(maximumAbsoluteDifference(output.logits, reference.logits) < 0.02 * spread, "spread \(spread)")
             #expect(output.logits.indices.max { output.logits[$0] < output.logits[$1] } == reference.logits.indices.max { reference.logits[$0] < reference.logits[$1] })
         }
     }
 
     /// Ranges recorded on a few inputs give a quantized graph whose logits follow the fp32 graph's
-    /// on those inputs (cosine similarity above 0.99): the recorder, table and quantizer together,
-    /// without the shipped table.
-    @Test func recordedRangesQuantizeTheGraph() throws {
+    /// on those inputs (cosine similarity above 0.99 unsmoothed, 0.98 smoothed): the recorder,
+    /// table and quantizer together, without the shipped table. The inputs are noise, far from
+    /// photos; on the 500 calibration photos smoothing brings int8 closer to fp32, not further
+    /// (docs/performance.md, "The network at int8").
+    @Test(arguments: [nil, ActivationRangeRecorder.defaultSmoothing] as [Float?])
+    func recordedRangesQuantizeTheGraph(smoothing: Float?) throws {
         var recorder = try ActivationRangeRecorder(model: ShippedModel.model)
         let inputs = (UInt32(11)...13).map { goldenInput(seed: $0, count: 224 * 224 * 3).map { $0 * 0.8 } }
         for input in inputs { recorder.add(tensor: input) }
         let source = CalibrationFile.Source(description: "test", imageCount: recorder.imageCount, failedCount: 0, createdBy: "test")
-        let table = recorder.table(source: source)
+        let table = recorder.table(source: source, smoothing: smoothing)
         #expect(table.activations.count == ShippedModel.model.graph.operations.filter(GraphQuantizer.isQuantizable).count)
+        #expect(table.channels?.count == table.activations.count)
         #expect(table.activations.values.allSatisfy { $0.min <= $0.max })
         let quantized = GraphQuantizer.quantize(ShippedModel.model.graph, table: table)
         let workspace = quantized.makeWorkspace(), reference = ShippedModel.model
@@ -103,7 +110,7 @@ struct QuantizedNetworkTests {
             let logits = Array(UnsafeBufferPointer(start: quantized.pointer(to: reference.logitsValue, in: workspace), count: 1000))
             let dot = zip(logits, expected).reduce(Float(0)) { $0 + $1.0 * $1.1 }
             let norms = sqrt(logits.reduce(Float(0)) { $0 + $1 * $1 }) * sqrt(expected.reduce(Float(0)) { $0 + $1 * $1 })
-            #expect(dot / norms > 0.99)
+            #expect(dot / norms > (smoothing == nil ? 0.99 : 0.98))
         }
     }
 
@@ -121,11 +128,25 @@ struct QuantizedNetworkTests {
             (#"{"format": "other", "formatVersion": 1, "model": "m", "modelVersion": "1", "method": "min-max", "source": {"description": "t", "imageCount": 1, "failedCount": 0, "createdBy": "t"}, "activations": {}}"#, "format is 'other'"),
             (#"{"format": "classify-quantization", "formatVersion": 9, "model": "m", "modelVersion": "1", "method": "min-max", "source": {"description": "t", "imageCount": 1, "failedCount": 0, "createdBy": "t"}, "activations": {}}"#, "9"),
             (#"{"format": "classify-quantization", "formatVersion": 1, "model": "m", "modelVersion": "1", "method": "min-max", "source": {"description": "t", "imageCount": 1, "failedCount": 0, "createdBy": "t"}, "activations": {"x": {"min": 3, "max": 1}}}"#, "activation 'x'"),
+            (#"{"format": "classify-quantization", "formatVersion": 1, "model": "m", "modelVersion": "1", "method": "min-max", "source": {"description": "t", "imageCount": 1, "failedCount": 0, "createdBy": "t"}, "activations": {}, "smoothing": 1.5}"#, "smoothing 1.5"),
+            (#"{"format": "classify-quantization", "formatVersion": 1, "model": "m", "modelVersion": "1", "method": "min-max", "source": {"description": "t", "imageCount": 1, "failedCount": 0, "createdBy": "t"}, "activations": {}, "channels": {"x": {"min": [0, 2], "max": [1]}}}"#, "channel ranges of 'x'"),
             ("not json", "quantization.json"),
         ] {
             try Data(text.utf8).write(to: url)
             let error = #expect(throws: ModelLoadingError.self) { _ = try QuantizationTable(contentsOf: url) }
             #expect(error.map { "\($0)".contains(expected) } == true, "\(String(describing: error)) should mention \(expected)")
         }
+    }
+
+    /// The tool's default: `CLASSIFY_PRECISION` when set, else int8 only with VNNI and a table.
+    @Test func preferredPrecisionFollowsTheCPUTheTableAndTheEnvironment() {
+        let withTable = ShippedModel.directory, withoutTable = FileManager.default.temporaryDirectory
+        #expect(InferencePrecision.preferred(forModelAt: withoutTable, environment: [:]) == .fp32)
+        if FileManager.default.fileExists(atPath: Self.tableURL.path) {
+            #expect(InferencePrecision.preferred(forModelAt: withTable, environment: [:]) == (InferencePrecision.cpuHasVNNI ? .int8 : .fp32))
+        }
+        #expect(InferencePrecision.preferred(forModelAt: withTable, environment: ["CLASSIFY_PRECISION": "fp32"]) == .fp32)
+        #expect(InferencePrecision.preferred(forModelAt: withoutTable, environment: ["CLASSIFY_PRECISION": "int8"]) == .int8)
+        #expect(InferencePrecision.preferred(forModelAt: withoutTable, environment: ["CLASSIFY_PRECISION": "fast"]) == .fp32)
     }
 }

@@ -104,6 +104,7 @@ enum ReliabilityProcess {
     static func environment(home: URL) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["CLASSIFY_MODEL_DIR"] = modelDirectory.path
+        if environment["CLASSIFY_PRECISION"] == nil { environment["CLASSIFY_PRECISION"] = "fp32" }  // as Tool.environment
         environment["XDG_DATA_HOME"] = home.path
         environment["HOME"] = home.path
         environment["COLUMNS"] = "100"

@@ -50,11 +50,14 @@ enum Tool {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The environment every run gets: the caller's, without a model override, 80 columns, and a
-    /// private data home so no test touches the user's index.
+    /// The environment every run gets: the caller's, without a model override, 80 columns, a
+    /// private data home so no test touches the user's index, and fp32 unless the caller sets
+    /// `CLASSIFY_PRECISION`: the tool's own default is int8 on CPUs with VNNI only, and what the
+    /// tests expect of labels must not depend on the CPU that runs them.
     static func environment(dataHome: URL, extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["CLASSIFY_MODEL_DIR"] = nil
+        if environment["CLASSIFY_PRECISION"] == nil { environment["CLASSIFY_PRECISION"] = "fp32" }
         environment["COLUMNS"] = "80"
         environment["XDG_DATA_HOME"] = dataHome.path
         for (key, value) in extra { environment[key] = value }

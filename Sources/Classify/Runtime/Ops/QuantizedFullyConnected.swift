@@ -12,7 +12,7 @@ struct QuantizedFullyConnectedOperation: BatchedGraphOperation {
     /// Items per run the scratch is sized for (the graph's batch).
     let batch: Int
 
-    init(_ dense: FullyConnectedOperation, input: ActivationQuantization, batch: Int) {
+    init(_ dense: FullyConnectedOperation, input: InputCalibration, batch: Int) {
         name = dense.name
         inputs = dense.inputs
         output = dense.output
@@ -21,7 +21,7 @@ struct QuantizedFullyConnectedOperation: BatchedGraphOperation {
         let (k, n) = (dense.inFeatures, dense.outFeatures)
         let weights = QuantizedMatrix.unpackFloatPanels(dense.packedWeights.base, inputs: k, outputs: n)
         let bias = Array(UnsafeBufferPointer(start: dense.bias.base, count: n))
-        matrix = QuantizedMatrix(weights: weights, outputs: n, inputs: k, bias: bias, input: input)
+        matrix = input.matrix(weights: weights, outputs: n, inputs: k, bias: bias)
     }
 
     var kindDescription: String { "FullyConnected int8" }

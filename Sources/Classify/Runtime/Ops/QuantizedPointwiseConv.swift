@@ -16,7 +16,7 @@ struct QuantizedPointwiseConvOperation: GraphOperation {
     let matrix: QuantizedMatrix
 
     /// - Parameter conv: a pointwise convolution (nil for any other strategy).
-    init?(_ conv: Conv2DOperation, input: ActivationQuantization) {
+    init?(_ conv: Conv2DOperation, input: InputCalibration) {
         guard conv.strategy == .pointwise else { return nil }
         name = conv.name
         inputs = conv.inputs
@@ -28,7 +28,7 @@ struct QuantizedPointwiseConvOperation: GraphOperation {
         let (k, n) = (conv.inputShape.channels, conv.outputShape.channels)
         let weights = QuantizedMatrix.unpackFloatPanels(conv.packedWeights.base, inputs: k, outputs: n)
         let bias = Array(UnsafeBufferPointer(start: conv.bias.base, count: n))
-        matrix = QuantizedMatrix(weights: weights, outputs: n, inputs: k, bias: bias, input: input)
+        matrix = input.matrix(weights: weights, outputs: n, inputs: k, bias: bias)
     }
 
     var kindDescription: String { "Conv2D pointwise int8 1x1/1" + (residual == nil ? "" : " +add") }

@@ -1,6 +1,7 @@
 /// Turns a compiled fp32 graph into its int8 version: every pointwise convolution and fully
 /// connected layer whose input has a calibrated range in the table becomes its int8 op
-/// (`QuantizedPointwiseConvOperation`, `QuantizedFullyConnectedOperation`); the other ops
+/// (`QuantizedPointwiseConvOperation`, `QuantizedFullyConnectedOperation`), its input smoothed
+/// per channel when the table says so (``InputCalibration``); the other ops
 /// (stem, depthwise, pooling, softmax) stay fp32. The ops keep their values, so the memory plan
 /// is unchanged; only the scratch may grow (the quantized input rows).
 ///
@@ -19,7 +20,7 @@ enum GraphQuantizer {
     static func quantize(_ graph: CompiledGraph, table: QuantizationTable) -> CompiledGraph {
         let operations: [any GraphOperation] = graph.operations.map { operation in
             guard let source = operation.inputs.first, let range = table.activations[graph.valueNames[source]] else { return operation }
-            let input = ActivationQuantization(range: range.min...range.max)
+            let input = InputCalibration(range: range, channels: table.channels?[graph.valueNames[source]], smoothing: table.smoothing)
             if let conv = operation as? Conv2DOperation, conv.inputShape.channels >= minimumInputChannels, let quantized = QuantizedPointwiseConvOperation(conv, input: input) {
                 return quantized
             }

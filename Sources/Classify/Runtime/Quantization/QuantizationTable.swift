@@ -28,6 +28,26 @@ public struct QuantizationTable: Sendable, Codable, Equatable {
     /// Value name (as in model.json) -> observed range, fp32, over every calibration image.
     public var activations: [String: Range]
 
+    /// Value name -> each channel's range (lowest and highest over all images), which the
+    /// smoothing of the int8 ops' inputs reads. Absent in files written before smoothing.
+    public var channels: [String: ChannelRanges]?
+    /// SmoothQuant's alpha (0...1) for the int8 ops' inputs: channel c is divided by
+    /// `a[c]^alpha / w[c]^(1 - alpha)` and its weights multiplied by it (see `InputCalibration`);
+    /// nil: every input quantized per tensor, unsmoothed.
+    public var smoothing: Float?
+
+    /// One tensor's observed range per channel.
+    public struct ChannelRanges: Sendable, Codable, Equatable {
+        public var min: [Float]
+        public var max: [Float]
+
+        /// Usage: `QuantizationTable.ChannelRanges(min: [0, -1], max: [6, 2])`
+        public init(min: [Float], max: [Float]) {
+            self.min = min
+            self.max = max
+        }
+    }
+
     /// One tensor's observed range.
     public struct Range: Sendable, Codable, Equatable {
         public var min: Float
@@ -63,6 +83,11 @@ public struct QuantizationTable: Sendable, Codable, Equatable {
         }
         for (name, range) in activations where !(range.min.isFinite && range.max.isFinite && range.min <= range.max) {
             throw .malformed(file: file, reason: "activation '\(name)' has range \(range.min)...\(range.max)")
+        }
+        if let smoothing, !(0...1).contains(smoothing) { throw .malformed(file: file, reason: "smoothing \(smoothing) is not within 0...1") }
+        for (name, ranges) in channels ?? [:]
+        where ranges.min.count != ranges.max.count || !zip(ranges.min, ranges.max).allSatisfy({ $0.isFinite && $1.isFinite && $0 <= $1 }) {
+            throw .malformed(file: file, reason: "the channel ranges of '\(name)' are not finite, ordered pairs")
         }
     }
 

@@ -21,16 +21,33 @@ struct QuantizedMatrix: Sendable {
     /// input.scale * weightScales[j].
     let scales: AlignedArray<Float>
     let bias: AlignedArray<Float>
+    /// What `cls_quantize_u8` multiplies input channel c by: 1 / (input.scale * s[c]), where s[c]
+    /// is the channel's smoothing factor (1 without smoothing; the weights carry s[c]).
+    let multipliers: AlignedArray<Float>
+    /// s[c] per input channel; nil when the input is not smoothed.
+    let smoothing: [Float]?
 
-    /// - Parameter weights: [outputs][inputs], fp32.
-    init(weights: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization) {
+    /// - Parameters:
+    ///   - weights: [outputs][inputs], fp32.
+    ///   - smoothing: s[c] per input channel (see `InputCalibration`), or nil.
+    init(weights: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization, smoothing: [Float]? = nil) {
         precondition(weights.count == outputs * inputs && bias.count == outputs)
+        var weights = weights
+        if let smoothing {
+            precondition(smoothing.count == inputs)
+            for j in 0..<outputs { for c in 0..<inputs { weights[j * inputs + c] *= smoothing[c] } }
+        }
         let (values, scales) = Self.quantize(weights: weights, outputs: outputs, inputs: inputs)
-        self.init(quantizedWeights: values, weightScales: scales, outputs: outputs, inputs: inputs, bias: bias, input: input)
+        self.init(
+            quantizedWeights: values, weightScales: scales, outputs: outputs, inputs: inputs, bias: bias, input: input,
+            smoothing: smoothing)
     }
 
     /// From already quantized weights [outputs][inputs] and their per-channel scales.
-    init(quantizedWeights: [Int8], weightScales: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization) {
+    init(
+        quantizedWeights: [Int8], weightScales: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization,
+        smoothing: [Float]? = nil
+    ) {
         precondition(quantizedWeights.count == outputs * inputs && weightScales.count == outputs && bias.count == outputs)
         self.inputs = inputs
         self.outputs = outputs
@@ -45,6 +62,8 @@ struct QuantizedMatrix: Sendable {
         })
         self.scales = AlignedArray(weightScales.map { input.scale * $0 })
         self.bias = AlignedArray(bias)
+        self.smoothing = smoothing
+        multipliers = AlignedArray((0..<inputs).map { c in input.inverseScale / (smoothing?[c] ?? 1) })
     }
 
     /// Symmetric per-output-channel quantization of [outputs][inputs] weights.
@@ -89,7 +108,7 @@ struct QuantizedMatrix: Sendable {
         let (lower, upper) = activation.clampRange
         let (residualLower, residualUpper) = residualActivation.clampRange
         let quantized = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: UInt8.self)
-        cls_quantize_u8(source, rows, inputs, inputs, input.inverseScale, Int32(input.zeroPoint), quantized, rowBytes)
+        cls_quantize_u8(source, rows, inputs, inputs, multipliers.base, Int32(input.zeroPoint), quantized, rowBytes)
         cls_qgemm(
             rows, outputs, inputs, quantized, rowBytes, packed.base, offsets.base, scales.base, bias.base,
             lower, upper, residual, residualLower, residualUpper, output, outputs)

@@ -6,12 +6,23 @@ enum QuantizedReferenceKernels {
     /// q = clamp(round_even(x / scale) + zeroPoint, 0, 255), with x / scale computed as
     /// x * (1 / scale) in Float and held in -512...512 first (NaN counts as -512).
     static func quantize(_ values: [Float], _ quantization: ActivationQuantization) -> [UInt8] {
-        let inverse = quantization.inverseScale
-        return values.map { x in
-            var scaled = x * inverse
+        quantize(values, multipliers: [quantization.inverseScale], zeroPoint: quantization.zeroPoint)
+    }
+
+    /// The input of `matrix` quantized as its op does: value i of each row (of `matrix.inputs`
+    /// values) times its channel's multiplier, 1 / (scale * s[i]).
+    static func quantize(_ values: [Float], for matrix: QuantizedMatrix) -> [UInt8] {
+        let smoothing = matrix.smoothing ?? [1]
+        return quantize(values, multipliers: smoothing.map { matrix.input.inverseScale / $0 }, zeroPoint: matrix.input.zeroPoint)
+    }
+
+    /// q[i] = clamp(round_even(x[i] * multipliers[i % count]) + zeroPoint, 0, 255).
+    static func quantize(_ values: [Float], multipliers: [Float], zeroPoint: Int) -> [UInt8] {
+        values.enumerated().map { index, x in
+            var scaled = x * multipliers[index % multipliers.count]
             if scaled.isNaN || scaled < -512 { scaled = -512 }
             if scaled > 512 { scaled = 512 }
-            return UInt8((Int(scaled.rounded(.toNearestOrEven)) + quantization.zeroPoint).clamped(to: 0...255))
+            return UInt8((Int(scaled.rounded(.toNearestOrEven)) + zeroPoint).clamped(to: 0...255))
         }
     }
 

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What calibration says about one int8 op's input, and how its matrix is made from it.
+///
+/// Without smoothing the input is quantized per tensor over its calibrated range. With smoothing
+/// (SmoothQuant's migration, Xiao et al. 2023) channel c of the input is divided by
+/// `s[c] = a[c]^alpha / w[c]^(1 - alpha)` (a: the channel's calibrated absolute extreme; w: the
+/// largest |weight| reading it) and the weights multiplied by it, which leaves the product
+/// unchanged: channels of small range get finer steps, at the cost of coarser weights.
+///
+/// Usage: `let matrix = InputCalibration(range: range).matrix(weights: w, outputs: n, inputs: k, bias: b)`
+struct InputCalibration: Sendable {
+    var range: QuantizationTable.Range
+    var channels: QuantizationTable.ChannelRanges?
+    /// alpha; nil: no smoothing.
+    var smoothing: Float?
+
+    /// The int8 matrix of fp32 weights [outputs][inputs] reading this input.
+    func matrix(weights: [Float], outputs: Int, inputs: Int, bias: [Float]) -> QuantizedMatrix {
+        guard let alpha = smoothing, let channels, channels.min.count == inputs, channels.max.count == inputs else {
+            return QuantizedMatrix(
+                weights: weights, outputs: outputs, inputs: inputs, bias: bias, input: ActivationQuantization(range: range.min...range.max))
+        }
+        var largestWeight = [Float](repeating: 0, count: inputs)
+        for j in 0..<outputs { for c in 0..<inputs { largestWeight[c] = max(largestWeight[c], abs(weights[j * inputs + c])) } }
+        var low = Float.infinity, high = -Float.infinity
+        let divisors = (0..<inputs).map { c -> Float in
+            let extreme = max(abs(channels.min[c]), abs(channels.max[c]))
+            guard extreme > 0, largestWeight[c] > 0 else { return 1 }
+            let s = pow(extreme, alpha) / pow(largestWeight[c], 1 - alpha)
+            return s.isFinite && s > 0 ? s : 1
+        }
+        for c in 0..<inputs {
+            low = min(low, channels.min[c] / divisors[c])
+            high = max(high, channels.max[c] / divisors[c])
+        }
+        return QuantizedMatrix(
+            weights: weights, outputs: outputs, inputs: inputs, bias: bias, input: ActivationQuantization(range: low...high),
+            smoothing: divisors)
+    }
+}
