@@ -87,15 +87,9 @@ public final class FaceDetectorModel: Sendable {
     ///
     /// Usage: `print(FaceDetectorModel.candidateDirectories().map(\.path))`
     public static func candidateDirectories(_ kind: FaceDetector.Kind = .mtcnn) -> [URL] {
-        let environment = ProcessInfo.processInfo.environment
-        var candidates: [URL] = []
-        if kind == .mtcnn, let own = environment[environmentVariable], !own.isEmpty { candidates.append(URL(fileURLWithPath: own, isDirectory: true)) }
-        if let classifier = environment[ModelLocator.environmentVariable], !classifier.isEmpty {
-            candidates.append(URL(fileURLWithPath: classifier, isDirectory: true).deletingLastPathComponent().appending(path: kind.modelName))
-        }
-        let located = ModelLocator.candidateDirectories(modelName: kind.modelName)
-        let hasOverride = environment[ModelLocator.environmentVariable].map { !$0.isEmpty } ?? false
-        return candidates + (hasOverride ? Array(located.dropFirst()) : located)
+        let own = kind == .mtcnn ? ProcessInfo.processInfo.environment[environmentVariable] ?? "" : ""
+        return (own.isEmpty ? [] : [URL(fileURLWithPath: own, isDirectory: true)])
+            + ModelLocator.siblingCandidateDirectories(modelName: kind.modelName)
     }
 
     /// The detector of this kind in the default place (the first of `candidateDirectories(kind)`

@@ -35,6 +35,18 @@ public enum ModelLocator {
         return candidates
     }
 
+    /// Where a model that ships beside the classifier (the face detectors, the face recognizer)
+    /// may be: beside the classifier `CLASSIFY_MODEL_DIR` names first, then the usual places
+    /// (``candidateDirectories(modelName:)`` without that override, which names the classifier).
+    ///
+    /// Usage: `let places = ModelLocator.siblingCandidateDirectories(modelName: "face-recognition")`
+    public static func siblingCandidateDirectories(modelName: String) -> [URL] {
+        let located = candidateDirectories(modelName: modelName)
+        guard let classifier = ProcessInfo.processInfo.environment[environmentVariable], !classifier.isEmpty else { return located }
+        return [URL(fileURLWithPath: classifier, isDirectory: true).deletingLastPathComponent().appending(path: modelName)]
+            + located.dropFirst()
+    }
+
     /// The first candidate directory holding a `model.json`.
     public static func defaultModelDirectory(modelName: String = defaultModelName) throws(ModelLoadingError) -> URL {
         let candidates = candidateDirectories(modelName: modelName)

@@ -46,11 +46,7 @@ public final class FaceRecognizer: Sendable {
     /// Usage: `let recognizer = try FaceRecognizer.shared()`
     public static func shared() throws(ModelLoadingError) -> FaceRecognizer {
         if let recognizer = loaded.withLock({ $0 }) { return recognizer }
-        var candidates: [URL] = []
-        if let classifier = ProcessInfo.processInfo.environment[ModelLocator.environmentVariable], !classifier.isEmpty {
-            candidates.append(URL(fileURLWithPath: classifier, isDirectory: true).deletingLastPathComponent().appending(path: modelName))
-        }
-        candidates += ModelLocator.candidateDirectories(modelName: modelName)
+        let candidates = ModelLocator.siblingCandidateDirectories(modelName: modelName)
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.appending(path: "network/model.json").path) }) else {
             throw .notFound(searched: candidates.map(\.path))
         }
