@@ -30,6 +30,10 @@ typedef struct cls_heif_decoder cls_heif_decoder;
 /// 1 when this libheif has a decoder for `coding` (libde265 for HEVC, dav1d or libaom for AV1).
 int cls_heif_has_decoder(cls_heif_coding coding);
 
+/// Lets libheif decode the tiles of a grid picture (every iPhone HEIC) on up to `threads` threads
+/// (the decoder starts with one). Call before cls_heif_decoder_read_pixels.
+void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads);
+
 /// Parses the file in `data` (which must stay valid until close) and picks the primary image.
 /// Its size after transformations over `maximum_pixel_count` fails with CLS_TOO_LARGE; a
 /// missing decoder for `coding` with CLS_DECODER_MISSING. `thumbnail_minimum_short_side` > 0 picks
@@ -38,10 +42,6 @@ int cls_heif_has_decoder(cls_heif_coding coding);
 /// 4, 2 that keeps its short side at least that long (block means, cls_row_reduction.h; libheif
 /// still decodes the whole picture, but no full-size copy is made); 0: full size.
 /// info.orientation is always 1: libheif applies the transforms.
-/// Lets libheif decode the tiles of a grid picture (every iPhone HEIC) on up to `threads` threads
-/// (the decoder starts with one). Call before cls_heif_decoder_read_pixels.
-void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads);
-
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
                                  uint64_t maximum_pixel_count,
                                  uint32_t thumbnail_minimum_short_side, uint32_t minimum_short_side,
