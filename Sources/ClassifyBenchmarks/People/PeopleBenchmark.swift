@@ -58,17 +58,15 @@ package enum PeopleBenchmark {
     }
 
     /// The resident set now (VmRSS), in MB.
-    static func residentMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
-        else { return .nan }
-        return kilobytes / 1024
-    }
+    static func residentMegabytes() -> Double { statusMegabytes("VmRSS:") }
 
-    static func peakMemoryMegabytes() -> Double {
+    /// The largest resident set so far (VmHWM), in MB.
+    static func peakMemoryMegabytes() -> Double { statusMegabytes("VmHWM:") }
+
+    /// A kB field of /proc/self/status in MB; NaN where there is none.
+    private static func statusMegabytes(_ field: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
         else { return .nan }
         return kilobytes / 1024
@@ -77,9 +75,14 @@ package enum PeopleBenchmark {
     /// Wall-clock and CPU (user + system, all threads) seconds of `body`: on a shared machine the
     /// wall clock depends on the neighbours, the CPU time much less.
     static func seconds(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
-        let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpuNow()
+        let start = (DispatchTime.now().uptimeNanoseconds, cpuNow())
         try await body()
-        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuNow() - cpuStart)
+        return since(start)
+    }
+
+    /// Wall-clock and CPU seconds since `start` (uptime nanoseconds, ``cpuNow()``).
+    private static func since(_ start: (wall: UInt64, cpu: Double)) -> (wall: Double, cpu: Double) {
+        (Double(DispatchTime.now().uptimeNanoseconds - start.wall) / 1e9, cpuNow() - start.cpu)
     }
 
     static func cpuNow() -> Double {
@@ -88,10 +91,11 @@ package enum PeopleBenchmark {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// ``seconds(_:)`` for synchronous work.
     static func seconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
-        let start = DispatchTime.now().uptimeNanoseconds, cpuStart = cpuNow()
+        let start = (DispatchTime.now().uptimeNanoseconds, cpuNow())
         try body()
-        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuNow() - cpuStart)
+        return since(start)
     }
 
     /// A point on the sphere of radius 0.75: two people about 1.06 apart, like dlib's different people.

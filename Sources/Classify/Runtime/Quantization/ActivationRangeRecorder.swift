@@ -117,17 +117,15 @@ public struct ActivationRangeRecorder {
         source: CalibrationFile.Source, method: Method = .meanMinMax, smoothing: Float? = ActivationRangeRecorder.defaultSmoothing
     ) -> QuantizationTable {
         var activations: [String: QuantizationTable.Range] = [:]
+        var channels: [String: QuantizationTable.ChannelRanges] = [:]
         let images = Double(max(imageCount, 1))
         for (value, seen) in ranges {
-            activations[graph.valueNames[value]] = switch method {
+            let name = graph.valueNames[value]
+            activations[name] = switch method {
             case .minMax: .init(min: seen.min, max: seen.max)
             case .meanMinMax: .init(min: Float(seen.sumOfMinima / images), max: Float(seen.sumOfMaxima / images))
             }
-        }
-        var channels: [String: QuantizationTable.ChannelRanges] = [:]
-        for (value, seen) in ranges {
-            channels[graph.valueNames[value]] = .init(
-                min: seen.channelMinima.map { Float($0) }, max: seen.channelMaxima.map { Float($0) })
+            channels[name] = .init(min: seen.channelMinima.map { Float($0) }, max: seen.channelMaxima.map { Float($0) })
         }
         var table = QuantizationTable(
             model: description.name, modelVersion: description.modelVersion, source: source, method: method.rawValue, activations: activations)
