@@ -7,10 +7,12 @@
 #include <libheif/heif.h>
 
 #include "alpha_compositing.h"
+#include "cls_one_cpu.h"
 #include "cls_row_reduction.h"
 
 struct cls_heif_decoder {
     struct heif_context *context;
+    cls_heif_coding coding;
     struct heif_image_handle *primary;
     /// The handle to decode: the primary image or one of its thumbnails (owned separately).
     struct heif_image_handle *chosen;
@@ -76,6 +78,7 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
         cls_message_set(message, "out of memory");
         return CLS_OUT_OF_MEMORY;
     }
+    state->coding = coding;
     // One thread per image unless the caller allows more (cls_heif_decoder_set_threads).
     heif_context_set_max_decoding_threads(state->context, 1);
     struct heif_error error = heif_context_read_from_memory_without_copy(state->context, data, size, NULL);
@@ -187,6 +190,20 @@ static const uint8_t *heif_row(const heif_rows *rows, uint32_t y, uint32_t width
     return out;
 }
 
+// One heif_decode_image call, packed so that it can run inside cls_run_on_one_cpu.
+typedef struct decode_call {
+    const struct heif_image_handle *handle;
+    enum heif_chroma chroma;
+    const struct heif_decoding_options *options;
+    struct heif_image *image;
+    struct heif_error error;
+} decode_call;
+
+static void decode(void *context) {
+    decode_call *call = context;
+    call->error = heif_decode_image(call->handle, &call->image, heif_colorspace_RGB, call->chroma, call->options);
+}
+
 cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message) {
     if (decoder == NULL || rgb == NULL ||
@@ -207,12 +224,25 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
         return CLS_OUT_OF_MEMORY;
     }
     options->convert_hdr_to_8bit = 1;
-    struct heif_image *image = NULL;
-    struct heif_error error = heif_decode_image(
-        decoder->chosen, &image, heif_colorspace_RGB,
-        planar ? heif_chroma_444 : has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    decode_call call = {
+        .handle = decoder->chosen,
+        .chroma = planar ? heif_chroma_444 : has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+        .options = options,
+    };
+    // dav1d starts as many threads as the calling thread may use CPUs, and with two or more it
+    // decodes in frame-threading mode, whose buffers hold the whole frame's coefficients: a 12-MP
+    // AVIF cost 104 MB instead of 62 (2 CPUs; more with more), for a still picture that has no other
+    // frame to overlap with. libheif 1.15 passes dav1d no thread count, so the decode runs with the
+    // calling thread held to the CPU it is on, which dav1d reads as one (docs/performance.md,
+    // "Memory of index on a mixed library"). Jobs decoding in parallel each keep their own CPU.
+    if (decoder->coding == CLS_HEIF_AV1) {
+        cls_run_on_one_cpu(decode, &call);
+    } else {
+        decode(&call);
+    }
     heif_decoding_options_free(options);
-    if (error.code != heif_error_Ok) return fail(error, message);
+    struct heif_image *image = call.image;
+    if (call.error.code != heif_error_Ok) return fail(call.error, message);
 
     // libheif has no scaled decoding (1.15): the picture is decoded whole, and its rows are
     // reduced straight from libheif's planes into the output, without a full-size copy.

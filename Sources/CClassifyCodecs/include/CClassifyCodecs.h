@@ -20,5 +20,6 @@
 #include "cls_gif_decoder.h"
 #include "cls_raw_preview.h"
 #include "cls_row_reduction.h"
+#include "cls_one_cpu.h"
 
 #endif

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Most decoders here work in bands (JPEG by DCT scaling, PNG by rows, TIFF by strips or tiles),
 /// so what they hold does not grow with the picture. libheif 1.15 has no scaled or tiled decoding:
-/// a HEIC or AVIF picture is decoded whole (about 5-8 bytes per pixel inside libheif, libde265 and
+/// a HEIC or AVIF picture is decoded whole (about 5-6 bytes per pixel inside libheif, libde265 and
 /// dav1d) before it is reduced. With several jobs, two such decodes at once would be the largest
 /// part of `index`'s peak memory; this budget lets them run together only while their estimated
 /// sizes fit in ``capacity``, and a decode larger than the whole budget runs when it is alone.
@@ -21,7 +21,7 @@ import Foundation
 /// let status = DecodeMemoryBudget.shared.reserving(bytes: width * height * 6) { decodeWhole() }
 /// ```
 package final class DecodeMemoryBudget: @unchecked Sendable {
-    /// The budget every decoder of the process shares: two 12-MP photos (HEIC about 72 MB, AVIF 96)
+    /// The budget every decoder of the process shares: two 12-MP photos (HEIC about 72 MB, AVIF 60)
     /// decode together as before; larger pictures wait for each other, so two 50-MP HEICs never
     /// add up. Measured (docs/performance.md, "Memory of index on a mixed library"): the release of
     /// freed memory after each such decode is what lowered the peak; the capacity bounds the rest.

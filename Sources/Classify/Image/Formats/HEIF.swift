@@ -17,8 +17,9 @@ enum HEIFDecoding: FormatDecoder {
     static var hasDecoder: Bool { cls_heif_has_decoder(CLS_HEIF_HEVC) != 0 }
 
     /// What a whole-picture decode holds per pixel, measured on 12-MP photos (docs/performance.md,
-    /// "Memory of index on a mixed library"): libde265 about 5.2 bytes, dav1d about 8.
-    static func bytesPerPixel(_ coding: cls_heif_coding) -> Int { coding == CLS_HEIF_AV1 ? 8 : 6 }
+    /// "Memory of index on a mixed library"): libde265 about 5.2 bytes, dav1d about 4.6 (on one
+    /// thread: see cls_heif_decoder_read_pixels).
+    static func bytesPerPixel(_ coding: cls_heif_coding) -> Int { coding == CLS_HEIF_AV1 ? 5 : 6 }
 
     static func decode(
         _ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest, coding: cls_heif_coding, format: ImageFormat
