@@ -44,6 +44,11 @@ public struct LibraryIndexer: Sendable {
         /// Files a worker claims (and hands to the index) at once; nil: the index's
         /// ``IndexWriter/preferredClaimSize`` (one for a SQLite file, 32 for a server).
         public var claimSize: Int?
+        /// Bytes of a claim's files a worker keeps between hashing them and classifying them: the
+        /// files read beyond it (a server's claim of 32 raw files is 800 MB) are hashed, let go and
+        /// read again when their turn comes, and fail as changed if their bytes differ by then.
+        /// The first file of a claim is always kept, so a claim of one never reads twice.
+        public var heldBytes = 48 << 20
         /// Walked files are planned against the index this many at a time.
         public var planChunkSize = 256
         /// Leases, patience with server faults, abandoned claims, SQLite's batches.
@@ -356,23 +361,25 @@ private struct Pass: Sendable {
                 }
                 // Every claimed file is read and hashed first, so one look at the index tells
                 // which of them it already holds (touched, moved, copied); the rest are classified.
-                var read: [(claim: ClaimedFile, file: ReadFile)] = []
-                for claim in claims {
-                    if Task.isCancelled { break }
-                    read.append((claim, self.read(claim, run)))
-                }
-                let hashed = read.compactMap { claim, file -> (claim: ClaimedFile, contentHash: String)? in
-                    if case .bytes(_, let hash) = file { (claim, hash) } else { nil }
-                }
+                let read = readAll(claims, run)
+                let hashed = read.compactMap { claim, file in file.hash.map { (claim: claim, contentHash: $0) } }
                 var resolutions: [String: Resolution] = [:]
                 for (item, resolution) in zip(hashed, try await worker.resolve(hashed)) { resolutions[item.claim.libraryPath] = resolution }
                 var entries: [IndexEntry] = []
                 var processed: [ClaimedFile] = []
                 for (claim, file) in read {
+                    let classifies = resolutions[claim.libraryPath] == .classify
                     switch file {
                     case .failed(let entry): entries.append(entry)
                     case .bytes(let bytes, let hash):
-                        if resolutions[claim.libraryPath] == .classify { entries.append(classify(bytes, hash: hash, claim.facts)) }
+                        if classifies { entries.append(classify(bytes, hash: hash, claim.facts)) }
+                    case .hashed(let hash) where classifies:
+                        switch reread(claim, hash: hash, run) {
+                        case .bytes(let bytes, let hash): entries.append(classify(bytes, hash: hash, claim.facts))
+                        case .failed(let entry): entries.append(entry)
+                        case .hashed: break
+                        }
+                    case .hashed: break
                     }
                     processed.append(claim)
                 }
@@ -396,10 +403,50 @@ private struct Pass: Sendable {
         await worker.close()
     }
 
-    /// A claimed file after reading: its bytes and content hash, or the failure to write for it.
+    /// A claimed file after reading: its bytes and content hash, its hash alone (bytes let go to keep
+    /// within ``LibraryIndexer/Options/heldBytes``), or the failure to write for it.
     private enum ReadFile {
         case bytes([UInt8], hash: String)
+        case hashed(hash: String)
         case failed(IndexEntry)
+
+        var hash: String? {
+            switch self {
+            case .bytes(_, let hash), .hashed(let hash): hash
+            case .failed: nil
+            }
+        }
+    }
+
+    /// Reads a claim's files in order, keeping their bytes while they fit in `heldBytes` (the first
+    /// always does) and only the hashes of the rest.
+    private func readAll(_ claims: [ClaimedFile], _ run: any IndexWriterRun) -> [(claim: ClaimedFile, file: ReadFile)] {
+        var read: [(claim: ClaimedFile, file: ReadFile)] = []
+        var held = 0
+        for claim in claims {
+            if Task.isCancelled { break }
+            var file = self.read(claim, run)
+            if case .bytes(let bytes, let hash) = file {
+                if held > 0, held + bytes.count > options.heldBytes {
+                    file = .hashed(hash: hash)
+                } else {
+                    held += bytes.count
+                }
+            }
+            read.append((claim, file))
+        }
+        return read
+    }
+
+    /// The bytes of a file whose bytes were let go after hashing, read again; a failure when the
+    /// file no longer has the content it was hashed with.
+    private func reread(_ claim: ClaimedFile, hash: String, _ run: any IndexWriterRun) -> ReadFile {
+        let file = read(claim, run)
+        if let again = file.hash, again != hash {
+            let error = ClassificationError(stage: .read, reason: "the file changed while it was being indexed; it will be indexed again on the next run")
+            return .failed(vocabulary.entry(for: error, file: claim.facts, contentHash: nil))
+        }
+        return file
     }
 
     /// Reads and hashes a claimed file, or says why it cannot be indexed.

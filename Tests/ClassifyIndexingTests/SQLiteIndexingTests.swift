@@ -55,6 +55,26 @@ struct SQLiteIndexingTests {
         #expect(stored.model == IndexVocabulary(model: Self.model).stamp)
     }
 
+    /// A claim of several files with room for the bytes of only one: the others are hashed, let go
+    /// and read again when classified, and end as the same rows as when every file's bytes are kept.
+    @Test func filesBeyondTheHeldBytesAreReadAgain() async throws {
+        try FileManager.default.copyItem(at: Self.photos.appending(path: "rocket.jpg"), to: folder.appending(path: "rocket.jpg"))
+        var options = try LibraryIndexer.Options(folders: [folder.path], jobs: 1)
+        options.claimSize = 4
+        options.heldBytes = 1
+        let report = try await indexer.run(options, classifier: classifier)
+        #expect(report.new == 3 && report.summary.failed == 1)
+        let kept = try SQLiteIndex.inMemory()
+        options.heldBytes = 1 << 30
+        _ = try await LibraryIndexer(index: kept).run(options, classifier: classifier)
+        for name in ["cat.jpg", "nested/coffee.jpg", "rocket.jpg"] {
+            let path = folder.appending(path: name).path
+            let reread = try #require(try index.image(atPath: path)), held = try #require(try kept.image(atPath: path))
+            #expect(reread.contentHash != nil && reread.contentHash == held.contentHash && reread.hasFeaturePrint, "\(name)")
+            #expect(try index.labels(forPath: path) == kept.labels(forPath: path), "\(name)")
+        }
+    }
+
     @Test func secondRunOnlyDoesWhatChanged() async throws {
         _ = try await run()
         let again = try await run()
