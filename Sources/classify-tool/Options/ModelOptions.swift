@@ -10,7 +10,7 @@ struct ModelOptions: ParsableArguments {
     var model: String?
 
     @Option(help: ArgumentHelp(
-        "Arithmetic of the network: int8 or fp32 (default: int8 on a CPU with VNNI when the model has quantization.json, else fp32).",
+        "Arithmetic of the network: int8 or fp32 (default: int8 on a CPU with VNNI when the model has quantization.json, else fp32; calibrate: fp32).",
         valueName: "precision"))
     var precision: InferencePrecision?
 
