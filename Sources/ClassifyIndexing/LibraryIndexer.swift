@@ -15,8 +15,8 @@ import TagIndex
 /// turned off, faces) and write them. When the walk is done and nothing is left queued, files
 /// gone from the folders are removed, and images the index holds without faces get them.
 ///
-/// Memory is bounded by the files in flight (`jobs` times the claim size), not by the folder: the
-/// walk streams and is planned in chunks. Cancelling the surrounding task stops claiming; what
+/// Memory is bounded by the files in flight (per job, the bytes of a claim up to
+/// ``Options/heldBytes``), not by the folder: the walk streams and is planned in chunks. Cancelling the surrounding task stops claiming; what
 /// is finished is still written, the run ends without removing anything, and the next run
 /// resumes, skipping every file already written. A file that cannot be read or decoded is written
 /// as a failure (stage and reason) and the run goes on; a database that refuses a write (disk
