@@ -16,9 +16,10 @@ import TagIndex
 /// gone from the folders are removed, and images the index holds without faces get them.
 ///
 /// Memory is bounded by the files in flight (per job, the bytes of a claim up to
-/// ``Options/heldBytes``), not by the folder: the walk streams and is planned in chunks. Cancelling the surrounding task stops claiming; what
-/// is finished is still written, the run ends without removing anything, and the next run
-/// resumes, skipping every file already written. A file that cannot be read or decoded is written
+/// ``Options/heldBytes``), not by the folder: the walk streams and is planned in chunks.
+/// Cancelling the surrounding task stops claiming; what is finished is still written, the run
+/// ends without removing anything, and the next run resumes, skipping every file already written.
+/// A file that cannot be read or decoded is written
 /// as a failure (stage and reason) and the run goes on; a database that refuses a write (disk
 /// full, read-only, damaged: ``TagIndexError/storage(path:reason:)``) ends the run at once,
 /// keeping every batch committed before. On a server, files claimed by indexers that were killed
@@ -367,19 +368,14 @@ private struct Pass: Sendable {
                 for (item, resolution) in zip(hashed, try await worker.resolve(hashed)) { resolutions[item.claim.libraryPath] = resolution }
                 var entries: [IndexEntry] = []
                 var processed: [ClaimedFile] = []
-                for (claim, file) in read {
+                for (claim, first) in read {
                     let classifies = resolutions[claim.libraryPath] == .classify
+                    // Bytes let go after hashing are read again only for a file that is classified.
+                    let file = if case .hashed(let hash) = first, classifies { reread(claim, hash: hash, run) } else { first }
                     switch file {
                     case .failed(let entry): entries.append(entry)
-                    case .bytes(let bytes, let hash):
-                        if classifies { entries.append(classify(bytes, hash: hash, claim.facts)) }
-                    case .hashed(let hash) where classifies:
-                        switch reread(claim, hash: hash, run) {
-                        case .bytes(let bytes, let hash): entries.append(classify(bytes, hash: hash, claim.facts))
-                        case .failed(let entry): entries.append(entry)
-                        case .hashed: break
-                        }
-                    case .hashed: break
+                    case .bytes(let bytes, let hash) where classifies: entries.append(classify(bytes, hash: hash, claim.facts))
+                    case .bytes, .hashed: break
                     }
                     processed.append(claim)
                 }
