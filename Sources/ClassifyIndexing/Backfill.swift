@@ -64,14 +64,20 @@ struct Backfill<Item: StoredContent, Found: Sendable>: Sendable {
 
 extension Backfill where Item == StoredImageFile, Found == FacesFound {
     /// Finds the faces of images indexed without them (before faces were on by default, or with
-    /// `--no-faces`), and describes them when given a recognizer.
+    /// `--no-faces`), with `thorough` too when given (its faces that `detector` did not find are
+    /// added), and describes them when given a recognizer.
     ///
     /// Usage: `Backfill.faces(detector: detector, recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
     static func faces(
-        detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int, names: Locked<[ImportedFaceName]>? = nil
+        detector: FaceDetector, thorough: FaceDetector? = nil, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int,
+        names: Locked<[ImportedFaceName]>? = nil
     ) -> Backfill {
         Backfill(find: { image, bytes, localPath in
-            guard let result = try? detector.detect(data: bytes) else { return nil }
+            guard var result = try? detector.detect(data: bytes) else { return nil }
+            if let thorough {
+                guard let more = try? thorough.detect(data: bytes) else { return nil }
+                result = result.adding(more)
+            }
             let descriptors = result.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: result, decoding: bytes, with: decoder)
             let faces = IndexedFace.faces(of: result, descriptors: descriptors)
             // Names another tool gave these faces in the photo's sidecar, as a run reads them.
@@ -82,7 +88,26 @@ extension Backfill where Item == StoredImageFile, Found == FacesFound {
                     regions, faces: IndexedFace.storageOrder(faces), width: result.width, height: result.height, contentHash: image.contentHash)
                 names.withLock { $0.append(contentsOf: found) }
             }
-            return FacesFound(path: image.path, contentHash: image.contentHash, faces: faces)
+            return FacesFound(path: image.path, contentHash: image.contentHash, faces: faces, thorough: thorough != nil)
+        }, decoder: decoder, jobs: jobs)
+    }
+}
+
+extension Backfill where Item == StoredFaces, Found == FacesFound {
+    /// Looks again with `detector` (MTCNN, `index --faces thorough`) at images whose faces the
+    /// fast detector alone looked for: the faces it finds that are not among the stored ones
+    /// follow them (the stored faces keep their numbers), described when given a recognizer.
+    ///
+    /// Usage: `Backfill.thorough(detector: mtcnn, recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
+    static func thorough(detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int) -> Backfill {
+        Backfill(find: { image, bytes, _ in
+            guard let result = try? detector.detect(data: bytes) else { return nil }
+            let stored = image.faces.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+            let missed = FaceDetectionResult(width: result.width, height: result.height, faces: result.faces(notAmong: stored))
+            let descriptors = missed.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: missed, decoding: bytes, with: decoder)
+            return FacesFound(
+                path: image.path, contentHash: image.contentHash, faces: IndexedFace.faces(of: missed, descriptors: descriptors), thorough: true,
+                following: image.faces)
         }, decoder: decoder, jobs: jobs)
     }
 }

@@ -82,10 +82,11 @@ public struct IndexVocabulary: Sendable {
     /// floor (leaves and parents) and the feature print.
     /// With `faces` (the detector's result, nil when faces were not looked for), the image also
     /// gets the ``faceLabel`` at its best face's confidence and its faces are stored, with their
-    /// `descriptors` (one per face, in the detector's order; nil: recognition did not run).
+    /// `descriptors` (one per face, in the detector's order; nil: recognition did not run);
+    /// `facesThorough` says the thorough detector looked too (``ImageClassification/facesThorough``).
     /// `metadata` (see ``PhotoMetadataReader``) is stored when given.
     public func entry(
-        for result: ClassificationResult, faces: FaceDetectionResult? = nil, descriptors: [[Float]?]? = nil,
+        for result: ClassificationResult, faces: FaceDetectionResult? = nil, descriptors: [[Float]?]? = nil, facesThorough: Bool = false,
         metadata: IndexedMetadata? = nil, file: FileFacts, contentHash: String
     ) -> IndexEntry {
         let floor = Float(SQLiteIndex.storageFloor)
@@ -94,7 +95,7 @@ public struct IndexVocabulary: Sendable {
         if self.faces, let best = faces?.faces.map(\.confidence).max(), best >= floor {
             observations.append(LabelConfidence(identifier: Self.faceLabel, confidence: Double(best)))
         }
-        return .classified(ImageClassification(
+        var classification = ImageClassification(
             path: file.path, size: file.size, modificationTime: file.modificationTime, contentHash: contentHash,
             width: result.width, height: result.height, model: stamp,
             observations: observations,
@@ -103,7 +104,9 @@ public struct IndexVocabulary: Sendable {
                 IndexedColor(red: $0.red, green: $0.green, blue: $0.blue, weight: Double($0.weight))
             },
             faces: self.faces ? faces.map { IndexedFace.faces(of: $0, descriptors: descriptors) } : nil,
-            metadata: metadata))
+            metadata: metadata)
+        classification.facesThorough = self.faces && faces != nil && facesThorough
+        return .classified(classification)
     }
 
     /// The index row for a file that could not be classified.

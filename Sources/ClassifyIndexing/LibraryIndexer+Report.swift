@@ -48,6 +48,10 @@ extension LibraryIndexer {
         /// `--no-faces`) whose faces this run found and stored, without classifying them again.
         /// Usage: `print("faces added to \(report.facesAdded) photos")`
         public var facesAdded = 0
+        /// Photos indexed before whose faces the fast detector alone had looked for, looked at
+        /// by the thorough detector in this run (`index --faces thorough`), new faces or not.
+        /// Usage: `print("looked at \(report.facesLookedAtThoroughly) photos thoroughly")`
+        public var facesLookedAtThoroughly = 0
         /// Photos whose stored faces got their descriptors in this run (stored before the index
         /// recognised people). Usage: `print("faces described in \(report.facesDescribed) photos")`
         public var facesDescribed = 0

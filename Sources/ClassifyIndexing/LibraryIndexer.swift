@@ -121,7 +121,10 @@ public struct LibraryIndexer: Sendable {
     }
 
     /// Runs one index pass over `options.roots` with `classifier` and, when given, `faceDetector`
-    /// (nil: faces are not looked for, and the faces stored by earlier runs stay) and
+    /// (nil: faces are not looked for, and the faces stored by earlier runs stay),
+    /// `thoroughFaceDetector` (a second, slower look, MTCNN for `index --faces thorough`: the faces
+    /// it finds that `faceDetector` did not are added, in new photos and in photos indexed before
+    /// without it, whose stored faces keep their numbers; ignored without `faceDetector`) and
     /// `faceRecognizer` (each face found gets its descriptor; faces stored without one get it
     /// too, from their stored boxes; loaded only when a face needs describing). Each file's
     /// date taken, position, camera and place go through `metadata` (nil: not read, and what
@@ -129,9 +132,11 @@ public struct LibraryIndexer: Sendable {
     ///
     /// Usage: `let report = try await indexer.run(options, classifier: classifier, faceDetector: detector) { print($0.done) }`
     public func run(
-        _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil, faceRecognizer: OnDemandRecognizer? = nil,
-        metadata: PhotoMetadataReader? = .shared, progress: @escaping @Sendable (Progress) -> Void = { _ in }
+        _ options: Options, classifier: ImageClassifier, faceDetector: FaceDetector? = nil, thoroughFaceDetector: FaceDetector? = nil,
+        faceRecognizer: OnDemandRecognizer? = nil, metadata: PhotoMetadataReader? = .shared,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Report {
+        let thoroughFaceDetector = faceDetector == nil ? nil : thoroughFaceDetector
         let clock = ContinuousClock()
         let start = clock.now
         // Without a detector the face label (below person) stays in the taxonomy while images
@@ -144,7 +149,8 @@ public struct LibraryIndexer: Sendable {
             roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
             vocabulary: vocabulary.searchWords, settings: options.settings)
         let pass = Pass(
-            classifier: classifier, faceDetector: faceDetector, faceRecognizer: faceRecognizer, metadataReader: metadata, vocabulary: vocabulary, options: options,
+            classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector, faceRecognizer: faceRecognizer,
+            metadataReader: metadata, vocabulary: vocabulary, options: options,
             claimSize: max(1, options.claimSize ?? index.preferredClaimSize))
         let scan = ScanState()
         let tally = Locked(Tally())
@@ -207,9 +213,18 @@ public struct LibraryIndexer: Sendable {
             // image still has no faces).
             report.facesAdded = try await fill(
                 Backfill.faces(
-                    detector: faceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs, names: pass.importedNames), run,
+                    detector: faceDetector, thorough: thoroughFaceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs,
+                    names: pass.importedNames), run,
                 roots: options.roots,
                 page: { worker, after in try await worker.imagesWithoutFaces(after: after, limit: 64) },
+                write: { worker, found in try await worker.addFaces(found) })
+        }
+        if let thoroughFaceDetector, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
+            // Images whose faces the fast detector alone looked for get the thorough look now.
+            report.facesLookedAtThoroughly = try await fill(
+                Backfill.thorough(detector: thoroughFaceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs), run,
+                roots: options.roots,
+                page: { worker, after in try await worker.imagesNotLookedAtThoroughly(after: after, limit: 64) },
                 write: { worker, found in try await worker.addFaces(found) })
         }
         if let faceRecognizer, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
@@ -266,6 +281,7 @@ extension LibraryIndexer {
 private struct Pass: Sendable {
     let classifier: ImageClassifier
     let faceDetector: FaceDetector?
+    let thoroughFaceDetector: FaceDetector?
     let faceRecognizer: OnDemandRecognizer?
     let metadataReader: PhotoMetadataReader?
     let vocabulary: IndexVocabulary
@@ -470,7 +486,11 @@ private struct Pass: Sendable {
     /// The classification (with faces, when they are looked for) or failure of a file's bytes.
     private func classify(_ bytes: [UInt8], hash: String, _ facts: FileFacts) -> IndexEntry {
         do throws(ClassificationError) {
-            let (result, faces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
+            let (result, fastFaces) = try classifier.classify(data: bytes, findingFacesWith: faceDetector)
+            var faces = fastFaces
+            // The thorough look adds what the fast one missed; one that fails leaves the image to the next thorough run.
+            let more = faces == nil ? nil : thoroughFaceDetector.flatMap { try? $0.detect(data: bytes) }
+            if let found = faces, let more { faces = found.adding(more) }
             // The recognizer loads with the first face found, not before.
             let descriptors = faces.flatMap { found in
                 found.faces.isEmpty ? nil : faceRecognizer?.recognizer?.descriptors(for: found, decoding: bytes, with: classifier.decoder)
@@ -482,7 +502,8 @@ private struct Pass: Sendable {
                 let names = SidecarFaceNames.match(regions, faces: stored, width: found.width, height: found.height, contentHash: hash)
                 if !names.isEmpty { importedNames.withLock { $0.append(contentsOf: names) } }
             }
-            return vocabulary.entry(for: result, faces: faces, descriptors: descriptors, metadata: read?.stored, file: facts, contentHash: hash)
+            return vocabulary.entry(
+                for: result, faces: faces, descriptors: descriptors, facesThorough: more != nil, metadata: read?.stored, file: facts, contentHash: hash)
         } catch {
             return vocabulary.entry(for: error, file: facts, contentHash: hash)
         }

@@ -12,7 +12,7 @@ import Testing
         let cat = fixture.photos.appending(path: "cat.jpg").path
         try FileManager.default.copyItem(atPath: FacesCommandTests.astronaut, toPath: astronaut)
         try FileManager.default.copyItem(at: Fixture.sourcePhotos.appending(path: "cat-chelsea.jpg"), to: URL(fileURLWithPath: cat))
-        let indexed = try Tool.run(["index", fixture.photos.path, "--quiet", "--faces", "--db", fixture.database.path])
+        let indexed = try Tool.run(["index", fixture.photos.path, "--quiet", "--db", fixture.database.path])
         #expect(indexed.status == 0, "\(indexed.stderr)")
         return (fixture, astronaut, cat)
     }

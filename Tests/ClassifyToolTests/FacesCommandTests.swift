@@ -86,4 +86,23 @@ import Testing
         #expect(try Tool.run(["show", astronaut, "--db", plain]).stdout.contains("faces     1"))
         #expect(!(try Tool.run(["index", fixture.photos.path, "--db", plain]).stdout.contains("faces added")))
     }
+
+    /// `index --faces thorough` looks at the photos indexed with the fast look once and says so;
+    /// `--no-faces` with it is refused, as is a look that does not exist.
+    @Test func indexLooksThoroughlyOnceWhenAsked() throws {
+        let fixture = try Fixture.empty("thorough-faces")
+        defer { fixture.remove() }
+        let astronaut = fixture.photos.appending(path: "astronaut.png").path
+        try FileManager.default.copyItem(atPath: Self.astronaut, toPath: astronaut)
+        let db = fixture.database.path
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--quiet", "--faces", "fast"]).status == 0)
+        let thorough = try Tool.run(["index", fixture.photos.path, "--db", db, "--faces", "thorough"])
+        #expect(thorough.status == 0)
+        #expect(thorough.lines.contains("looked at 1 photo thoroughly for faces (indexed before with --faces fast)"), "\(thorough.lines)")
+        #expect(try Tool.run(["search", "faces:1", "--db", db]).lines == [astronaut])
+        #expect(!(try Tool.run(["index", fixture.photos.path, "--db", db, "--faces", "thorough"]).stdout.contains("thoroughly")))
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--faces", "thorough", "--no-faces"]).status != 0)
+        #expect(try Tool.run(["index", fixture.photos.path, "--db", db, "--faces", "slow"]).status != 0)
+    }
 }
+

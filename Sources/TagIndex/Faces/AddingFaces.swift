@@ -26,12 +26,26 @@ extension SQLiteIndex {
         }
     }
 
-    /// Adds faces to images indexed without them, in one transaction: each image (found by path,
-    /// and only while its stored content hash is the one the faces were found in, and it has no
-    /// faces yet) gets its faces and, when any was found, the ``faceLabel`` at the best face's
-    /// confidence beside the labels the model gave it, corrections applied as on any write.
-    /// Returns how many images got faces. Call it while holding the writer lock (inside an
-    /// ``IndexRun``).
+    /// Classified images whose faces were looked for by the fast detector alone (not by
+    /// `index --faces thorough`), in path order after `path`, at most `limit`, with their stored
+    /// faces.
+    ///
+    /// Usage: `let page = try index.imagesNotLookedAtThoroughly(after: last?.path, limit: 64)`
+    public func imagesNotLookedAtThoroughly(after path: String? = nil, limit: Int) throws -> [StoredFaces] {
+        try database.read { db in
+            try Row.fetchAll(
+                db, sql: StoredFaces.pageQuery(rootCondition: "", faces: "f.thorough = 0", after: "?", limit: "?"),
+                arguments: [path ?? "", max(0, limit)]
+            ).compactMap(StoredFaces.init(row:))
+        }
+    }
+
+    /// Adds faces to indexed images, in one transaction: each image (found by path, and only
+    /// while its stored content hash is the one the faces were found in) that has no faces yet, or
+    /// whose stored faces are the ones the found faces follow (``FacesFound/following``), gets them
+    /// and, when any was found, the ``faceLabel`` at the best face's confidence beside the labels
+    /// the model gave it, corrections applied as on any write. Returns how many images changed.
+    /// Call it while holding the writer lock (inside an ``IndexRun``).
     ///
     /// Usage: `let added = try index.addFaces(found)`
     @discardableResult
@@ -45,14 +59,18 @@ extension SQLiteIndex {
                 guard let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT i.id, ml.packed, il.packed FROM images AS i
+                        SELECT i.id, ml.packed, il.packed, f.face_count, f.faces, f.descriptors, f.thorough FROM images AS i
                         LEFT JOIN model_labels AS ml ON ml.image_id = i.id
                         LEFT JOIN image_labels AS il ON il.image_id = i.id
+                        LEFT JOIN image_faces AS f ON f.image_id = i.id
                         WHERE i.path = ? AND i.content_hash = ? AND i.error_stage IS NULL
-                          AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = i.id)
                         """,
                     arguments: [item.path, item.contentHash])
                 else { continue }
+                let stored: FaceRow? = (row[3] as Int?).map { count in
+                    FaceRow(count: count, faces: row[4], descriptors: row[5], thorough: (row[6] as Int? ?? 0) != 0)
+                }
+                guard let faceRow = item.row(replacing: stored) else { continue }
                 let imageID: Int64 = row[0]
                 if let confidence = item.faceLabelConfidence {
                     let face = try writer.labelIDs(for: [LabelConfidence(identifier: Self.faceLabel, confidence: confidence)], taxonomy: &taxonomy, index: self)
@@ -76,7 +94,7 @@ extension SQLiteIndex {
                         if anyCorrections { try Corrections.keepModelLabels(corrected == nil ? nil : model, imageID: imageID, db) }
                     }
                 }
-                try writer.storeFaces(imageID, item.faces)
+                try writer.storeFaceRow(imageID, faceRow)
                 added += 1
             }
             try writer.flushCounts()

@@ -26,10 +26,14 @@ public struct StoredFaces: Sendable, Hashable, StoredContent {
     /// The SQL both backends page with (`?` / `$n` placeholders written in by the caller): path,
     /// content hash, size and faces of classified images whose faces have no descriptors.
     package static func pageQuery(rootCondition: String, after: String, limit: String) -> String {
+        pageQuery(rootCondition: rootCondition, faces: "f.face_count > 0 AND f.descriptors IS NULL", after: after, limit: limit)
+    }
+
+    /// The page query over classified images whose `image_faces` row (`f`) meets `faces`.
+    package static func pageQuery(rootCondition: String, faces: String, after: String, limit: String) -> String {
         """
         SELECT i.path, i.content_hash, i.width, i.height, f.faces FROM images AS i JOIN image_faces AS f ON f.image_id = i.id
-        WHERE \(rootCondition) i.error_stage IS NULL AND i.content_hash IS NOT NULL AND f.face_count > 0
-          AND f.descriptors IS NULL AND i.path > \(after)
+        WHERE \(rootCondition) i.error_stage IS NULL AND i.content_hash IS NOT NULL AND \(faces) AND i.path > \(after)
         ORDER BY i.path LIMIT \(limit)
         """
     }
@@ -46,6 +50,14 @@ public struct StoredFaces: Sendable, Hashable, StoredContent {
     }
 }
 
+extension StoredFaces {
+    /// A row of ``pageQuery(rootCondition:faces:after:limit:)``; nil when its faces blob is damaged.
+    init?(row: Row) {
+        guard let faces = IndexedFace.decode(row[4]) else { return nil }
+        self.init(path: row[0], contentHash: row[1], width: row[2] ?? 0, height: row[3] ?? 0, faces: faces)
+    }
+}
+
 extension SQLiteIndex {
     /// Classified images with faces but no descriptors, in path order after `path` (exclusive;
     /// nil: from the start), at most `limit`.
@@ -54,10 +66,7 @@ extension SQLiteIndex {
     public func imagesWithUndescribedFaces(after path: String? = nil, limit: Int) throws -> [StoredFaces] {
         try database.read { db in
             try Row.fetchAll(db, sql: StoredFaces.pageQuery(rootCondition: "", after: "?", limit: "?"), arguments: [path ?? "", max(0, limit)])
-                .compactMap { row in
-                    guard let faces = IndexedFace.decode(row[4]) else { return nil }
-                    return StoredFaces(path: row[0], contentHash: row[1], width: row[2] ?? 0, height: row[3] ?? 0, faces: faces)
-                }
+                .compactMap(StoredFaces.init(row:))
         }
     }
 

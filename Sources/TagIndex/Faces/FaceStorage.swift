@@ -1,23 +1,34 @@
 import Foundation
 import GRDB
 
-/// The stored faces: table `image_faces(image_id PRIMARY KEY, face_count, faces)` (migration v5,
-/// see ``Schema``). An image has a row when faces were looked for (`face_count` 0 when none was
-/// found); no row means the detector did not run on it.
+/// The stored faces: table `image_faces(image_id PRIMARY KEY, face_count, faces, descriptors,
+/// thorough)` (migrations v5, v8, v10, see ``Schema``). An image has a row when faces were looked
+/// for (`face_count` 0 when none was found); no row means the detector did not run on it.
 extension BatchWriter {
-    /// Replaces the faces of an image; nil removes them (not looked for).
-    mutating func storeFaces(_ imageID: Int64, _ faces: [IndexedFace]?) throws {
+    /// Replaces the faces of an image, noting whether the thorough detector looked too; nil
+    /// removes them (not looked for).
+    mutating func storeFaces(_ imageID: Int64, _ faces: [IndexedFace]?, thorough: Bool = false) throws {
+        try storeFaceRow(imageID, faces.map {
+            FaceRow(count: $0.count, faces: IndexedFace.encode($0), descriptors: IndexedFace.encodeDescriptors($0), thorough: thorough)
+        })
+    }
+
+    /// Replaces the `image_faces` row of an image; nil removes it.
+    mutating func storeFaceRow(_ imageID: Int64, _ row: FaceRow?) throws {
         try db.cachedStatement(sql: "DELETE FROM image_faces WHERE image_id = ?").execute(arguments: [imageID])
-        guard let faces else { return }
-        try db.cachedStatement(sql: "INSERT INTO image_faces(image_id, face_count, faces, descriptors) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [imageID, faces.count, IndexedFace.encode(faces), IndexedFace.encodeDescriptors(faces)])
+        guard let row else { return }
+        try db.cachedStatement(sql: "INSERT INTO image_faces(image_id, face_count, faces, descriptors, thorough) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [imageID, row.count, row.faces, row.descriptors, row.thorough ? 1 : 0])
     }
 
     /// Copies the faces of `sourceID` onto `targetID` (same content).
     mutating func copyFaces(from sourceID: Int64, to targetID: Int64) throws {
         try db.execute(sql: "DELETE FROM image_faces WHERE image_id = ?", arguments: [targetID])
         try db.execute(
-            sql: "INSERT INTO image_faces(image_id, face_count, faces, descriptors) SELECT ?, face_count, faces, descriptors FROM image_faces WHERE image_id = ?",
+            sql: """
+                INSERT INTO image_faces(image_id, face_count, faces, descriptors, thorough)
+                SELECT ?, face_count, faces, descriptors, thorough FROM image_faces WHERE image_id = ?
+                """,
             arguments: [targetID, sourceID])
     }
 }

@@ -34,6 +34,10 @@ extension StoredImageFile: StoredContent {}
 /// (``SQLiteIndex/addFaces(_:)``): the image gets its faces and, when any was found, the
 /// ``SQLiteIndex/faceLabel`` at its best face's confidence; its other labels stay as they are.
 ///
+/// A thorough look (MTCNN after BlazeFace, `index --faces thorough`) at an image whose faces are
+/// stored adds the faces it found that are not among them after them (`following`): the stored
+/// faces keep their numbers, which corrections about people refer to.
+///
 /// Usage: `try index.addFaces([FacesFound(path: image.path, contentHash: image.contentHash, faces: faces)])`
 public struct FacesFound: Sendable, Hashable {
     /// The stored path. Usage: `found.path`
@@ -43,12 +47,58 @@ public struct FacesFound: Sendable, Hashable {
     public var contentHash: String
     /// Highest confidence first; empty: looked for, none found. Usage: `found.faces.count`
     public var faces: [IndexedFace]
+    /// Whether the thorough detector looked (stored, so a later thorough run passes the image by).
+    /// Usage: `found.thorough`
+    public var thorough: Bool
+    /// The faces the image holds, as read, which `faces` follow; nil: the image holds none (faces
+    /// were never looked for in it). The faces are added only while the image holds exactly these
+    /// and has not been looked at thoroughly.
+    /// Usage: `FacesFound(path: p, contentHash: h, faces: missed, thorough: true, following: stored.faces)`
+    public var following: [IndexedFace]?
 
     /// Usage: `FacesFound(path: "/photos/a.jpg", contentHash: hash, faces: [])`
-    public init(path: String, contentHash: String, faces: [IndexedFace]) {
+    public init(path: String, contentHash: String, faces: [IndexedFace], thorough: Bool = false, following: [IndexedFace]? = nil) {
         self.path = path; self.contentHash = contentHash; self.faces = faces
+        self.thorough = thorough; self.following = following
     }
 
-    /// The face label's confidence: the best face's, nil when no face was found.
-    package var faceLabelConfidence: Double? { faces.map(\.confidence).max() }
+    /// The face label's confidence: the best face's, nil when no face was found, or when the
+    /// faces follow stored ones and none was added (the image's labels stay as they are).
+    package var faceLabelConfidence: Double? {
+        if let following { return faces.isEmpty ? nil : (following + faces).map(\.confidence).max() }
+        return faces.map(\.confidence).max()
+    }
+
+    /// The `image_faces` row to write for an image whose row is `stored` (nil: it has none), or
+    /// nil when these faces do not go to it: it has faces already (and `following` is nil), or
+    /// its faces are not `following`, or it was looked at thoroughly already.
+    package func row(replacing stored: FaceRow?) -> FaceRow? {
+        guard let following else {
+            guard stored == nil else { return nil }
+            return FaceRow(count: faces.count, faces: IndexedFace.encode(faces), descriptors: IndexedFace.encodeDescriptors(faces), thorough: thorough)
+        }
+        guard let stored, !stored.thorough, stored.faces == IndexedFace.encode(ordered: following) else { return nil }
+        let added = IndexedFace.storageOrder(faces)
+        let descriptors: Data? =
+            if added.isEmpty { stored.descriptors }
+            else if stored.count == 0 { IndexedFace.encodeDescriptors(ordered: added) }
+            // Stored descriptors grow only by one per added face; otherwise all are described again.
+            else if let old = stored.descriptors, added.allSatisfy({ $0.descriptor != nil }) {
+                IndexedFace.encodeDescriptors(ordered: added).map { old + $0 }
+            } else { nil }
+        return FaceRow(count: stored.count + added.count, faces: stored.faces + IndexedFace.encode(ordered: added), descriptors: descriptors, thorough: thorough)
+    }
+}
+
+/// One image's `image_faces` row: face count, faces and descriptors blobs (see ``IndexedFace``),
+/// and whether the thorough detector looked.
+package struct FaceRow: Sendable, Hashable {
+    package var count: Int
+    package var faces: Data
+    package var descriptors: Data?
+    package var thorough: Bool
+
+    package init(count: Int, faces: Data, descriptors: Data?, thorough: Bool) {
+        self.count = count; self.faces = faces; self.descriptors = descriptors; self.thorough = thorough
+    }
 }

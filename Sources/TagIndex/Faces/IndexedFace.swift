@@ -4,7 +4,8 @@ import Foundation
 /// detector's confidence and, once recognition has run, its 128-d descriptor (who the face is, as
 /// numbers: see `FaceRecognizer`).
 ///
-/// Stored in `image_faces.faces` as 20 bytes per face, highest confidence first: x, y, width,
+/// Stored in `image_faces.faces` as 20 bytes per face, highest confidence first (faces a later
+/// thorough look adds follow, so the stored faces keep their numbers): x, y, width,
 /// height and confidence as little-endian Float32; the descriptors in `image_faces.descriptors`,
 /// in the same order, 128 little-endian Float16 per face (all zero for a face no chip could be cut
 /// from), NULL while recognition has not run on the image.
@@ -48,8 +49,13 @@ public struct IndexedFace: Sendable, Hashable {
 
     /// The blob for `faces` (in ``storageOrder(_:)``).
     package static func encode(_ faces: [IndexedFace]) -> Data {
+        encode(ordered: storageOrder(faces))
+    }
+
+    /// The blob for `faces` in the order given (faces a thorough look adds follow those stored).
+    package static func encode(ordered faces: [IndexedFace]) -> Data {
         var data = Data(capacity: faces.count * byteCount)
-        for face in storageOrder(faces) {
+        for face in faces {
             for value in [face.x, face.y, face.width, face.height, face.confidence] {
                 withUnsafeBytes(of: Float(value).bitPattern.littleEndian) { data.append(contentsOf: $0) }
             }
@@ -61,7 +67,11 @@ public struct IndexedFace: Sendable, Hashable {
     /// a descriptor): nil when recognition did not run (no face has a descriptor, not even an
     /// empty one) or there are no faces.
     package static func encodeDescriptors(_ faces: [IndexedFace]) -> Data? {
-        let ordered = storageOrder(faces)
+        encodeDescriptors(ordered: storageOrder(faces))
+    }
+
+    /// The descriptors blob for `faces` in the order given (see ``encodeDescriptors(_:)``).
+    package static func encodeDescriptors(ordered: [IndexedFace]) -> Data? {
         guard ordered.contains(where: { $0.descriptor != nil }) else { return nil }
         var data = Data(capacity: ordered.count * descriptorLength * 2)
         for face in ordered {

@@ -57,6 +57,9 @@ public struct ImageClassification: Sendable, Hashable {
     public var dominantColors: [IndexedColor] = []
     /// The faces found, highest confidence first; nil when faces were not looked for.
     public var faces: [IndexedFace]?
+    /// Whether the thorough detector (MTCNN, `index --faces thorough`) looked for `faces` too,
+    /// so a later thorough run need not look again.
+    public var facesThorough = false
     /// When, where and with what camera; nil when the metadata was not read.
     public var metadata: IndexedMetadata?
 

@@ -51,6 +51,7 @@ import GRDB
 /// - v8: `image_faces.descriptors`, each face's descriptor for recognising people (see
 ///   ``IndexedFace``); NULL while recognition has not run on the image.
 /// - v9: people: corrections about faces, the stored grouping (see ``PeopleSchema``).
+/// - v10: `image_faces.thorough`, whether MTCNN looked for the image's faces too.
 package enum Schema {
     /// The statement that writes one image row, replacing what its path held, in either dialect:
     /// `placeholders` are the 13 values' markers (`?` for SQLite, `$1`... for PostgreSQL), in
@@ -87,7 +88,11 @@ package enum Schema {
         "ALTER TABLE image_faces ADD COLUMN descriptors \(blob)"
     }
 
-    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"]
+    /// v10 on both backends: whether the thorough detector looked at an image's faces (see
+    /// ``FacesFound/thorough``); 0 for faces stored before.
+    package static let thoroughFacesColumn = "ALTER TABLE image_faces ADD COLUMN thorough INTEGER NOT NULL DEFAULT 0"
+
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"]
 
     /// The migrations applied to `db`, read so that another process creating the file at the
     /// same moment cannot make the read fail.
@@ -246,6 +251,9 @@ package enum Schema {
             for statement in PeopleSchema.createTables(integer: "INTEGER", identity: "INTEGER PRIMARY KEY AUTOINCREMENT", blob: "BLOB") {
                 try db.execute(sql: statement)
             }
+        }
+        register("v10") { db in
+            try db.execute(sql: Self.thoroughFacesColumn)
         }
         return migrator
     }

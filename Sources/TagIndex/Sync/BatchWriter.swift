@@ -165,7 +165,7 @@ package struct BatchWriter {
             topConfidence: best.values.max(), featurePrint: featurePrint,
             dominantColors: IndexedColor.encode(result.dominantColors))
         try replaceObservations(imageID, confidence: confidence, best: best)
-        try storeFaces(imageID, result.faces)
+        try storeFaces(imageID, result.faces, thorough: result.facesThorough)
         try storeMetadata(imageID, result.metadata)
         return imageID
     }

@@ -85,6 +85,7 @@ struct PostgresBatchWriter {
         var labels: [(confidence: [Int64: Int], best: [Int64: Int])?] = []
         var modelLabels: [[(labelID: Int64, confidence: Int)]?] = []
         var faces: [[IndexedFace]?] = []
+        var thorough: [Bool] = []
         var metadata: [IndexedMetadata?] = []
         for entry in entries {
             switch entry {
@@ -107,6 +108,7 @@ struct PostgresBatchWriter {
                 labels.append(rolled)
                 modelLabels.append(kept == nil ? nil : model)
                 faces.append(result.faces)
+                thorough.append(result.facesThorough)
                 metadata.append(result.metadata)
             case .failed(let failure):
                 paths.append(failure.path)
@@ -124,6 +126,7 @@ struct PostgresBatchWriter {
                 labels.append(nil)
                 modelLabels.append(nil)
                 faces.append(nil)
+                thorough.append(false)
                 metadata.append(nil)
             }
         }
@@ -202,7 +205,7 @@ struct PostgresBatchWriter {
         }
 
         // Faces, where they were looked for.
-        let withFaces = zip(rows, faces).compactMap { row, faces in faces.map { (row.id, $0) } }
+        let withFaces = zip(zip(rows, faces), thorough).compactMap { pair, thorough in pair.1.map { (pair.0.id, $0, thorough) } }
         if !withFaces.isEmpty {
             var insert = PostgresBindings()
             insert.append(withFaces.map(\.0))
@@ -210,10 +213,11 @@ struct PostgresBatchWriter {
             insert.append(withFaces.map { ByteBuffer(bytes: IndexedFace.encode($0.1)) })
             // No descriptors (recognition did not run) travel as an empty bytea: arrays of NULLs do not bind.
             insert.append(withFaces.map { IndexedFace.encodeDescriptors($0.1).map { ByteBuffer(bytes: $0) } ?? ByteBuffer() })
+            insert.append(withFaces.map { Int32($0.2 ? 1 : 0) })
             try await session.execute("""
-                INSERT INTO image_faces(image_id, face_count, faces, descriptors)
-                SELECT u.image_id, u.face_count, u.faces, NULLIF(u.descriptors, ''::bytea)
-                FROM unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bytea[]) AS u(image_id, face_count, faces, descriptors)
+                INSERT INTO image_faces(image_id, face_count, faces, descriptors, thorough)
+                SELECT u.image_id, u.face_count, u.faces, NULLIF(u.descriptors, ''::bytea), u.thorough
+                FROM unnest($1::bigint[], $2::bigint[], $3::bytea[], $4::bytea[], $5::integer[]) AS u(image_id, face_count, faces, descriptors, thorough)
                 """, insert)
         }
         // Metadata, where it was read.
@@ -300,7 +304,9 @@ struct PostgresBatchWriter {
         var binds = PostgresBindings()
         binds.append(sourceID)
         binds.append(targetID)
-        try await session.execute("INSERT INTO image_faces(image_id, face_count, faces, descriptors) SELECT $2, face_count, faces, descriptors FROM image_faces WHERE image_id = $1", binds)
+        try await session.execute(
+            "INSERT INTO image_faces(image_id, face_count, faces, descriptors, thorough) SELECT $2, face_count, faces, descriptors, thorough FROM image_faces WHERE image_id = $1",
+            binds)
         let rest = MetadataStorage.columns.dropFirst().joined(separator: ", ")
         try await session.execute("INSERT INTO image_metadata(image_id, \(rest)) SELECT $2, \(rest) FROM image_metadata WHERE image_id = $1", binds)
         try await session.execute("INSERT INTO model_labels(image_id, packed) SELECT $2, packed FROM model_labels WHERE image_id = $1", binds)

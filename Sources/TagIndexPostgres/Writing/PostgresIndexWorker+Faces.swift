@@ -17,11 +17,24 @@ extension PostgresIndexWorker {
     ///
     /// Usage: `let page = try await worker.imagesWithUndescribedFaces(after: last?.path, limit: 64)`
     public func imagesWithUndescribedFaces(after path: String?, limit: Int) async throws -> [StoredFaces] {
+        try await storedFaces(where: "f.face_count > 0 AND f.descriptors IS NULL", after: path, limit: limit)
+    }
+
+    /// Classified images under the run's roots whose faces the fast detector alone looked for (not
+    /// `index --faces thorough`), in path order after `path`, at most `limit`, with their faces.
+    ///
+    /// Usage: `let page = try await worker.imagesNotLookedAtThoroughly(after: last?.path, limit: 64)`
+    public func imagesNotLookedAtThoroughly(after path: String?, limit: Int) async throws -> [StoredFaces] {
+        try await storedFaces(where: "f.thorough = 0", after: path, limit: limit)
+    }
+
+    /// Classified images under the run's roots whose `image_faces` row (`f`) meets `faces`.
+    private func storedFaces(where faces: String, after path: String?, limit: Int) async throws -> [StoredFaces] {
         var binds = PostgresBindings()
         let condition = run.rootCondition(column: "i.path", &binds)
         binds.append(path ?? "")
         binds.append(Int64(max(0, limit)))
-        let sql = StoredFaces.pageQuery(rootCondition: condition + " AND", after: "$\(binds.count - 1)", limit: "$\(binds.count)")
+        let sql = StoredFaces.pageQuery(rootCondition: condition + " AND", faces: faces, after: "$\(binds.count - 1)", limit: "$\(binds.count)")
         let rows: [StoredFaces?] = try await session.run { session in
             try await session.all(sql, binds) { row in
                 let (path, hash, width, height, faces) = try row.decode((String, String, Int?, Int?, ByteBuffer).self)
@@ -75,11 +88,11 @@ extension PostgresIndexWorker {
         }.map { StoredImageFile(path: $0.0, contentHash: $0.1) }
     }
 
-    /// Adds faces to images indexed without them, in one transaction, as
-    /// `SQLiteIndex.addFaces` does in SQLite: an image (by library path, while its stored content
-    /// hash is the one given and it has no faces yet) gets its faces and, when any was found,
-    /// the face label at the best face's confidence beside the model's labels, corrections
-    /// applied. Returns how many images got faces.
+    /// Adds faces to indexed images, in one transaction, as `SQLiteIndex.addFaces` does in
+    /// SQLite: an image (by library path, while its stored content hash is the one given) that
+    /// has no faces yet, or whose stored faces are those the found ones follow, gets them and,
+    /// when any was found, the face label at the best face's confidence beside the model's
+    /// labels, corrections applied. Returns how many images changed.
     ///
     /// Usage: `let added = try await worker.addFaces(found)`
     @discardableResult
@@ -96,15 +109,23 @@ extension PostgresIndexWorker {
                 binds.append(item.path)
                 binds.append(item.contentHash)
                 let rows = try await session.all("""
-                    SELECT i.id, ml.packed, il.packed FROM images AS i
+                    SELECT i.id, ml.packed, il.packed, f.face_count, f.faces, f.descriptors, f.thorough FROM images AS i
                     LEFT JOIN model_labels AS ml ON ml.image_id = i.id
                     LEFT JOIN image_labels AS il ON il.image_id = i.id
+                    LEFT JOIN image_faces AS f ON f.image_id = i.id
                     WHERE i.path = $1 AND i.content_hash = $2 AND i.error_stage IS NULL
-                      AND NOT EXISTS (SELECT 1 FROM image_faces WHERE image_id = i.id)
                     FOR UPDATE OF i
-                    """, binds) { try $0.decode((Int64, ByteBuffer?, ByteBuffer?).self) }
-                guard let row = rows.first else { continue }
-                let (imageID, modelPacked, imagePacked) = row
+                    """, binds) { row in
+                    let (imageID, modelPacked, imagePacked, count, faces, descriptors, thorough) = try row.decode(
+                        (Int64, ByteBuffer?, ByteBuffer?, Int32?, ByteBuffer?, ByteBuffer?, Int32?).self)
+                    let stored = count.map { count in
+                        FaceRow(
+                            count: Int(count), faces: Data(faces?.readableBytesView ?? ByteBuffer().readableBytesView),
+                            descriptors: descriptors.map { Data($0.readableBytesView) }, thorough: (thorough ?? 0) != 0)
+                    }
+                    return (imageID, modelPacked, imagePacked, stored)
+                }
+                guard let (imageID, modelPacked, imagePacked, stored) = rows.first, let faceRow = item.row(replacing: stored) else { continue }
                 if let confidence = item.faceLabelConfidence {
                     let face = try await writer.labelIDs(for: [LabelConfidence(identifier: SQLiteIndex.faceLabel, confidence: confidence)])
                     if !face.isEmpty {
@@ -129,12 +150,14 @@ extension PostgresIndexWorker {
                 }
                 var insert = PostgresBindings()
                 insert.append(imageID)
-                insert.append(Int64(item.faces.count))
-                insert.append(ByteBuffer(bytes: IndexedFace.encode(item.faces)))
-                insert.append(IndexedFace.encodeDescriptors(item.faces).map { ByteBuffer(bytes: $0) } ?? ByteBuffer())
+                insert.append(Int64(faceRow.count))
+                insert.append(ByteBuffer(bytes: faceRow.faces))
+                insert.append(faceRow.descriptors.map { ByteBuffer(bytes: $0) } ?? ByteBuffer())
+                insert.append(Int32(faceRow.thorough ? 1 : 0))
                 try await session.execute("""
-                    INSERT INTO image_faces(image_id, face_count, faces, descriptors) VALUES ($1, $2, $3, NULLIF($4::bytea, ''::bytea))
-                    ON CONFLICT(image_id) DO UPDATE SET face_count = excluded.face_count, faces = excluded.faces, descriptors = excluded.descriptors
+                    INSERT INTO image_faces(image_id, face_count, faces, descriptors, thorough) VALUES ($1, $2, $3, NULLIF($4::bytea, ''::bytea), $5)
+                    ON CONFLICT(image_id) DO UPDATE SET face_count = excluded.face_count, faces = excluded.faces,
+                        descriptors = excluded.descriptors, thorough = excluded.thorough
                     """, insert)
                 added += 1
             }

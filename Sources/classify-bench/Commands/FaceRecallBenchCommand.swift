@@ -22,7 +22,9 @@ struct FaceRecallBenchCommand: ParsableCommand {
 
             A variant is VIEWS@SHORTSIDE: `whole` (one view of the photo) or
             `tilesF` (the whole photo and square tiles of F times its short
-            side), read at SHORTSIDE px on the short side.
+            side), read at SHORTSIDE px on the short side; `thorough` is the
+            whole view with MTCNN's faces added as `index --faces thorough`
+            adds them (the threshold applies to BlazeFace's faces).
 
             Review: --crops DIR writes each face's neighbourhood as
             FILE#K.jpg; list the false ones in a --reject file, one FILE#K a line.
@@ -47,6 +49,8 @@ struct FaceRecallBenchCommand: ParsableCommand {
     struct Variant {
         var name: String
         var detector: FaceDetector
+        /// MTCNN's faces are added to the detector's, as `index --faces thorough` adds them.
+        var addsMTCNN = false
     }
 
     func run() throws {
@@ -63,10 +67,10 @@ struct FaceRecallBenchCommand: ParsableCommand {
             var detector = FaceDetector(model: blazeModel)
             detector.analysisShortSide = side
             detector.minimumConfidence = cutoffs.min()!
-            if parts[0] == "whole" { detector.views = .whole }
+            if parts[0] == "whole" || parts[0] == "thorough" { detector.views = .whole }
             else if parts[0].hasPrefix("tiles"), let f = Double(parts[0].dropFirst(5)), f > 0, f < 1 { detector.views = .tiled(side: f) }
-            else { throw ValidationError("variant '\(spec)': views are whole or tilesF") }
-            variants.append(Variant(name: String(spec), detector: detector))
+            else { throw ValidationError("variant '\(spec)': views are whole, thorough or tilesF") }
+            variants.append(Variant(name: String(spec), detector: detector, addsMTCNN: parts[0] == "thorough"))
         }
         var truthBlaze = FaceDetector(model: blazeModel)
         truthBlaze.analysisShortSide = 100_000
@@ -98,11 +102,19 @@ struct FaceRecallBenchCommand: ParsableCommand {
                 faceCount += 1
                 for (s, percent) in percents.enumerated() {
                     let (canvas, box) = FaceRecallSet.canvas(from: image, face: face, fraction: percent / 100, seed: UInt64(faceCount * 100 + s))
-                    let byMTCNN = try mtcnn.detect(in: canvas).faces.contains { FaceRecallSet.matches($0.pixelBoundingBox, box) }
+                    let mtcnnFaces = try mtcnn.detect(in: canvas)
+                    let byMTCNN = mtcnnFaces.faces.contains { FaceRecallSet.matches($0.pixelBoundingBox, box) }
                     if byMTCNN { found[s][0] += 1 }
                     for (v, variant) in variants.enumerated() {
-                        let best = try variant.detector.detect(in: canvas).faces.filter { FaceRecallSet.matches($0.pixelBoundingBox, box) }.map(\.confidence).max()
-                        for (c, cutoff) in cutoffs.enumerated() where (best ?? -1) >= cutoff { found[s][1 + v * cutoffs.count + c] += 1 }
+                        let faces = try variant.detector.detect(in: canvas)
+                        let best = faces.faces.filter { FaceRecallSet.matches($0.pixelBoundingBox, box) }.map(\.confidence).max()
+                        for (c, cutoff) in cutoffs.enumerated() {
+                            // Thorough: MTCNN's faces that none of BlazeFace's kept at this cutoff outlines.
+                            let added = variant.addsMTCNN
+                                && mtcnnFaces.faces(notAmong: faces.faces.filter { $0.confidence >= cutoff }.map(\.pixelBoundingBox))
+                                    .contains { FaceRecallSet.matches($0.pixelBoundingBox, box) }
+                            if (best ?? -1) >= cutoff || added { found[s][1 + v * cutoffs.count + c] += 1 }
+                        }
                         if list, byMTCNN, (best ?? -1) < 0.6 {
                             BenchOutput.figures("missed by \(variant.name) at \(Int(percent))%: \(file)#\(k) (" + String(format: "%.0f px, best %.2f)", face.size, Double(best ?? 0)))
                         }

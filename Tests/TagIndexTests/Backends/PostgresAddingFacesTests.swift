@@ -52,4 +52,43 @@ struct PostgresAddingFacesTests {
         #expect(person.first.map { abs($0.score - 0.9) < 0.01 } == true)
         try await PostgresIndexRunTests.checkIntegrity(descriptor)
     }
+
+    @Test func aThoroughLookAddsItsFacesAfterTheStoredOnes() async throws {
+        let descriptor = try await PostgresTestServer.freshDatabase()
+        let run = try await PostgresIndexRun.begin(descriptor, roots: [Self.root], labels: Self.labels, model: Self.model, settings: RunSettings())
+        let worker = run.makeWorker()
+        _ = try await worker.write([Self.entry("a.jpg", [("dog", 0.9)]), Self.entry("b.jpg", [("groom", 0.4)])], completing: [])
+        #expect(try await worker.addFaces([
+            FacesFound(path: "lib:/a.jpg", contentHash: "hash-a.jpg", faces: []),
+            FacesFound(path: "lib:/b.jpg", contentHash: "hash-b.jpg", faces: [FaceIndexTests.face(5, 0.7)]),
+        ]) == 2)
+        let page = try await worker.imagesNotLookedAtThoroughly(after: nil, limit: 10)
+        #expect(page.map(\.path) == ["lib:/a.jpg", "lib:/b.jpg"] && page[1].faces.map(\.x) == [5])
+        #expect(try await worker.imagesNotLookedAtThoroughly(after: "lib:/a.jpg", limit: 10).map(\.path) == ["lib:/b.jpg"])
+        // Following faces other than the stored ones: refused.
+        #expect(try await worker.addFaces([
+            FacesFound(path: "lib:/b.jpg", contentHash: "hash-b.jpg", faces: [FaceIndexTests.face(90, 0.99)], thorough: true, following: [])
+        ]) == 0)
+        #expect(try await worker.addFaces([
+            FacesFound(path: "lib:/a.jpg", contentHash: "hash-a.jpg", faces: [], thorough: true, following: []),
+            FacesFound(
+                path: "lib:/b.jpg", contentHash: "hash-b.jpg", faces: [FaceIndexTests.face(90, 0.96), FaceIndexTests.face(200, 0.99)],
+                thorough: true, following: page[1].faces),
+        ]) == 2)
+        #expect(try await worker.imagesNotLookedAtThoroughly(after: nil, limit: 10) == [])
+        #expect(try await worker.addFaces([
+            FacesFound(path: "lib:/a.jpg", contentHash: "hash-a.jpg", faces: [FaceIndexTests.face(9, 0.99)], thorough: true, following: [])
+        ]) == 0)
+        await worker.close()
+        _ = try await run.finish()
+
+        let index = try await PostgresIndex.open(descriptor)
+        defer { Task { await index.close() } }
+        #expect(try await index.faces(forPath: "lib:/b.jpg")?.map(\.x) == [5, 200, 90])
+        #expect(try await index.faces(forPath: "lib:/a.jpg") == [])
+        #expect(try await index.search("faces:3").hits.map(\.path) == ["lib:/b.jpg"])
+        #expect(try await index.search("face").hits.first.map { abs($0.score - 0.99) < 0.01 } == true)
+        try await PostgresIndexRunTests.checkIntegrity(descriptor)
+    }
 }
+

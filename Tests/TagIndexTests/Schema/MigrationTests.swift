@@ -14,7 +14,7 @@ import Testing
         do { _ = try SQLiteIndex(url: directory.databaseURL) }
         let queue = try DatabaseQueue(path: directory.databaseURL.path)
         try queue.read { db in
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
             #expect(try db.tableExists("corrections"))
             #expect(try db.tableExists("model_labels"))
             #expect(try db.tableExists("label_text"))
@@ -82,7 +82,7 @@ import Testing
         #expect(try index.search("dog -golden").hits.isEmpty)
         #expect(try index.database.read(Postings.matchObservations))
         let applied = try index.database.read { try Schema.migrator.appliedMigrations($0) }
-        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
     }
 
     @Test func version2CurvesMoveToSharedCurveRows() throws {

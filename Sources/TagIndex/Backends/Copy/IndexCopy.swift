@@ -53,7 +53,7 @@ public enum IndexCopy {
         Table(name: "image_labels", columns: ["image_id", "packed"], keyCount: 1),
         Table(name: "corrections", columns: ["content_hash", "label", "added", "user_label", "corrected_at"], keyCount: 2, booleans: ["added", "user_label"]),
         Table(name: "model_labels", columns: ["image_id", "packed"], keyCount: 1),
-        Table(name: "image_faces", columns: ["image_id", "face_count", "faces", "descriptors"], keyCount: 1),
+        Table(name: "image_faces", columns: ["image_id", "face_count", "faces", "descriptors", "thorough"], keyCount: 1),
         Table(name: "image_metadata", columns: MetadataStorage.columns, keyCount: 1),
         Table(name: "people_corrections", columns: [
             "id", "kind", "content_hash", "face_number", "other_hash", "other_number", "name", "source", "priority", "made_at",

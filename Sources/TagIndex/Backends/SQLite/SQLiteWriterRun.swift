@@ -138,6 +138,11 @@ final class SQLiteWriterRun: IndexWriterRun {
         try index.addFaces(found)
     }
 
+    func imagesNotLookedAtThoroughly(after path: String?, limit: Int) throws -> [StoredFaces] {
+        try commit(force: true)
+        return try index.imagesNotLookedAtThoroughly(after: path, limit: limit)
+    }
+
     func imagesWithUndescribedFaces(after path: String?, limit: Int) throws -> [StoredFaces] {
         try commit(force: true)
         return try index.imagesWithUndescribedFaces(after: path, limit: limit)
@@ -191,6 +196,9 @@ final class SQLiteWriterWorker: IndexWriterWorker {
         try run.imagesWithoutFaces(after: path, limit: limit)
     }
     func addFaces(_ found: [FacesFound]) async throws -> Int { try run.addFaces(found) }
+    func imagesNotLookedAtThoroughly(after path: String?, limit: Int) async throws -> [StoredFaces] {
+        try run.imagesNotLookedAtThoroughly(after: path, limit: limit)
+    }
     func imagesWithUndescribedFaces(after path: String?, limit: Int) async throws -> [StoredFaces] {
         try run.imagesWithUndescribedFaces(after: path, limit: limit)
     }

@@ -100,6 +100,12 @@ public protocol IndexWriterWorker: AnyObject {
     /// Usage: `let added = try await worker.addFaces(found)`
     @discardableResult
     func addFaces(_ found: [FacesFound]) async throws -> Int
+    /// Classified images under the run's roots whose faces the fast detector alone looked for
+    /// (to be looked at by `index --faces thorough`), in path order after `path` (as the index
+    /// stores paths; nil: from the start), at most `limit`, with their stored faces.
+    ///
+    /// Usage: `let page = try await worker.imagesNotLookedAtThoroughly(after: last?.path, limit: 64)`
+    func imagesNotLookedAtThoroughly(after path: String?, limit: Int) async throws -> [StoredFaces]
     /// Classified images under the run's roots whose stored faces have no descriptors, in path
     /// order after `path` (as the index stores paths; nil: from the start), at most `limit`.
     ///
