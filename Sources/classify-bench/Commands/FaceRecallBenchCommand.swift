@@ -24,7 +24,9 @@ struct FaceRecallBenchCommand: ParsableCommand {
             `tilesF` (the whole photo and square tiles of F times its short
             side), read at SHORTSIDE px on the short side; `thorough` is the
             whole view with MTCNN's faces added as `index --faces thorough`
-            adds them (the threshold applies to BlazeFace's faces).
+            adds them (the threshold applies to BlazeFace's faces; `thoroughT`
+            keeps MTCNN's faces of confidence T or more, default 0.95 as in
+            `index`).
 
             Review: --crops DIR writes each face's neighbourhood as
             FILE#K.jpg; list the false ones in a --reject file, one FILE#K a line.
@@ -49,8 +51,9 @@ struct FaceRecallBenchCommand: ParsableCommand {
     struct Variant {
         var name: String
         var detector: FaceDetector
-        /// MTCNN's faces are added to the detector's, as `index --faces thorough` adds them.
-        var addsMTCNN = false
+        /// MTCNN's faces of at least this confidence are added to the detector's, as
+        /// `index --faces thorough` adds them; nil: not added.
+        var addsMTCNN: Float?
     }
 
     func run() throws {
@@ -67,10 +70,17 @@ struct FaceRecallBenchCommand: ParsableCommand {
             var detector = FaceDetector(model: blazeModel)
             detector.analysisShortSide = side
             detector.minimumConfidence = cutoffs.min()!
-            if parts[0] == "whole" || parts[0] == "thorough" { detector.views = .whole }
+            var addsMTCNN: Float?
+            if parts[0].hasPrefix("thorough") {
+                guard let t = parts[0] == "thorough" ? FaceDetector.defaultMinimumConfidence : Float(parts[0].dropFirst(8)), t > 0, t < 1 else {
+                    throw ValidationError("variant '\(spec)': thoroughT takes T in (0, 1)")
+                }
+                addsMTCNN = t
+                detector.views = .whole
+            } else if parts[0] == "whole" { detector.views = .whole }
             else if parts[0].hasPrefix("tiles"), let f = Double(parts[0].dropFirst(5)), f > 0, f < 1 { detector.views = .tiled(side: f) }
             else { throw ValidationError("variant '\(spec)': views are whole, thorough or tilesF") }
-            variants.append(Variant(name: String(spec), detector: detector, addsMTCNN: parts[0] == "thorough"))
+            variants.append(Variant(name: String(spec), detector: detector, addsMTCNN: addsMTCNN))
         }
         var truthBlaze = FaceDetector(model: blazeModel)
         truthBlaze.analysisShortSide = 100_000
@@ -110,9 +120,11 @@ struct FaceRecallBenchCommand: ParsableCommand {
                         let best = faces.faces.filter { FaceRecallSet.matches($0.pixelBoundingBox, box) }.map(\.confidence).max()
                         for (c, cutoff) in cutoffs.enumerated() {
                             // Thorough: MTCNN's faces that none of BlazeFace's kept at this cutoff outlines.
-                            let added = variant.addsMTCNN
-                                && mtcnnFaces.faces(notAmong: faces.faces.filter { $0.confidence >= cutoff }.map(\.pixelBoundingBox))
+                            let added = variant.addsMTCNN.map { least in
+                                FaceDetectionResult(width: canvas.width, height: canvas.height, faces: mtcnnFaces.faces.filter { $0.confidence >= least })
+                                    .faces(notAmong: faces.faces.filter { $0.confidence >= cutoff }.map(\.pixelBoundingBox))
                                     .contains { FaceRecallSet.matches($0.pixelBoundingBox, box) }
+                            } ?? false
                             if (best ?? -1) >= cutoff || added { found[s][1 + v * cutoffs.count + c] += 1 }
                         }
                         if list, byMTCNN, (best ?? -1) < 0.6 {
