@@ -80,13 +80,8 @@ extension Backfill where Item == StoredImageFile, Found == FacesFound {
             }
             let descriptors = result.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: result, decoding: bytes, with: decoder)
             let faces = IndexedFace.faces(of: result, descriptors: descriptors)
-            // Names another tool gave these faces in the photo's sidecar, as a run reads them.
-            if let names, !faces.isEmpty, let regions = XMPSidecarReader.metadata(forImageAt: URL(fileURLWithPath: localPath))?.faceRegions,
-                regions.contains(where: { $0.name != nil })
-            {
-                let found = SidecarFaceNames.match(
-                    regions, faces: IndexedFace.storageOrder(faces), width: result.width, height: result.height, contentHash: image.contentHash)
-                names.withLock { $0.append(contentsOf: found) }
+            if let names {
+                importNames(for: IndexedFace.storageOrder(faces), of: image, width: result.width, height: result.height, localPath: localPath, into: names)
             }
             return FacesFound(path: image.path, contentHash: image.contentHash, faces: faces, thorough: thorough != nil)
         }, decoder: decoder, jobs: jobs)
@@ -99,12 +94,19 @@ extension Backfill where Item == StoredFaces, Found == FacesFound {
     /// follow them (the stored faces keep their numbers), described when given a recognizer.
     ///
     /// Usage: `Backfill.thorough(detector: mtcnn, recognizer: recognizer, decoder: classifier.decoder, jobs: 2)`
-    static func thorough(detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int) -> Backfill {
-        Backfill(find: { image, bytes, _ in
+    static func thorough(
+        detector: FaceDetector, recognizer: OnDemandRecognizer?, decoder: ImageDecoder, jobs: Int, names: Locked<[ImportedFaceName]>? = nil
+    ) -> Backfill {
+        Backfill(find: { image, bytes, localPath in
             guard let result = try? detector.detect(data: bytes) else { return nil }
             let stored = image.faces.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
             let missed = FaceDetectionResult(width: result.width, height: result.height, faces: result.faces(notAmong: stored))
             let descriptors = missed.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: missed, decoding: bytes, with: decoder)
+            if let names, !missed.faces.isEmpty {
+                // The faces as they will be stored: the stored ones, then the added ones.
+                let all = image.faces + IndexedFace.storageOrder(IndexedFace.faces(of: missed, descriptors: nil))
+                importNames(for: all, of: image, width: result.width, height: result.height, localPath: localPath, into: names)
+            }
             return FacesFound(
                 path: image.path, contentHash: image.contentHash, faces: IndexedFace.faces(of: missed, descriptors: descriptors), thorough: true,
                 following: image.faces)
@@ -141,4 +143,17 @@ extension Backfill where Item == StoredImageFile, Found == MetadataFound {
             return MetadataFound(path: image.path, contentHash: image.contentHash, metadata: reader.indexed(decoded.metadata, path: localPath))
         }, decoder: decoder, jobs: jobs)
     }
+}
+
+/// Names another tool gave the faces of a photo in its XMP sidecar, matched to `faces` (in stored
+/// order) as a run matches them, added to `names` (faces that already have a name keep it: see
+/// `importFaceNames`).
+private func importNames(
+    for faces: [IndexedFace], of image: some StoredContent, width: Int, height: Int, localPath: String, into names: Locked<[ImportedFaceName]>
+) {
+    guard !faces.isEmpty, let regions = XMPSidecarReader.metadata(forImageAt: URL(fileURLWithPath: localPath))?.faceRegions,
+        regions.contains(where: { $0.name != nil })
+    else { return }
+    let found = SidecarFaceNames.match(regions, faces: faces, width: width, height: height, contentHash: image.contentHash)
+    names.withLock { $0.append(contentsOf: found) }
 }

@@ -222,7 +222,8 @@ public struct LibraryIndexer: Sendable {
         if let thoroughFaceDetector, !Task.isCancelled, scan.snapshot().complete, !scan.snapshot().interrupted {
             // Images whose faces the fast detector alone looked for get the thorough look now.
             report.facesLookedAtThoroughly = try await fill(
-                Backfill.thorough(detector: thoroughFaceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs), run,
+                Backfill.thorough(
+                    detector: thoroughFaceDetector, recognizer: faceRecognizer, decoder: classifier.decoder, jobs: jobs, names: pass.importedNames), run,
                 roots: options.roots,
                 page: { worker, after in try await worker.imagesNotLookedAtThoroughly(after: after, limit: 64) },
                 write: { worker, found in try await worker.addFaces(found) })
