@@ -24,25 +24,6 @@ struct ThoroughFacesIndexingTests {
         return try TestJPEG.encode(pixels, width: width, height: height, quality: quality)
     }
 
-    /// An XMP sidecar with one MWG face region named `name` over the box (pixels of 2400 x 1800).
-    static func sidecar(naming name: String, x: Double, y: Double, width: Double, height: Double) -> String {
-        """
-        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-         <rdf:Description rdf:about="" xmlns:mwg-rs="http://www.metadataworkinggroup.com/schemas/regions/"
-            xmlns:stArea="http://ns.adobe.com/xmp/sType/Area#" xmlns:stDim="http://ns.adobe.com/xap/1.0/sType/Dimensions#">
-          <mwg-rs:Regions rdf:parseType="Resource">
-           <mwg-rs:AppliedToDimensions stDim:w="2400" stDim:h="1800" stDim:unit="pixel"/>
-           <mwg-rs:RegionList><rdf:Bag>
-            <rdf:li><rdf:Description mwg-rs:Name="\(name)" mwg-rs:Type="Face">
-             <mwg-rs:Area stArea:x="\((x + width / 2) / 2400)" stArea:y="\((y + height / 2) / 1800)" stArea:w="\(width / 2400)"
-               stArea:h="\(height / 1800)" stArea:unit="normalized"/>
-            </rdf:Description></rdf:li>
-           </rdf:Bag></mwg-rs:RegionList>
-          </mwg-rs:Regions>
-         </rdf:Description></rdf:RDF></x:xmpmeta>
-        """
-    }
-
     static func run(_ folder: URL, _ database: URL, thorough: Bool) async throws -> LibraryIndexer.Report {
         let indexer = try LibraryIndexer(location: .sqlite(database), opener: IndexOpener())
         let classifier = ImageClassifier(model: try ImageClassifierModel(contentsOf: models.appending(path: "efficientnet-lite0")))
@@ -72,7 +53,8 @@ struct ThoroughFacesIndexingTests {
         // The thorough run looks at both photos without classifying them again: the small face is
         // found (about 53 px of 1800), the portrait's face is not found twice; the name another
         // tool gave the small face in the photo's sidecar is read for it.
-        try Data(Self.sidecar(naming: "Sally Ride", x: 1048, y: 730, width: 46, height: 56).utf8).write(to: folder.appending(path: "small-face.xmp"))
+        let sidecar = TestXMP.faceRegions(width: 2400, height: 1800, [TestXMP.Region(name: "Sally Ride", x: 1048, y: 730, width: 46, height: 56)])
+        try Data(sidecar.utf8).write(to: folder.appending(path: "small-face.xmp"))
         let thorough = try await Self.run(folder, database, thorough: true)
         #expect(thorough.new == 0 && thorough.updated == 0 && thorough.facesLookedAtThoroughly == 2)
         #expect(thorough.importedFaceNames.map { "\($0.faceNumber) \($0.name)" } == ["0 Sally Ride"])

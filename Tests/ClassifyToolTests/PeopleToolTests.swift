@@ -135,23 +135,10 @@ import Testing
     /// A sidecar as digiKam writes one: a region named `name` over `box` (pixels of a `width` x
     /// `height` image, drawn a little wider and shorter than ours), and a named region over no face.
     static func digiKamSidecar(width: Double, height: Double, box: [Double], name: String) -> String {
-        """
-            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-             <rdf:Description rdf:about="" xmlns:mwg-rs="http://www.metadataworkinggroup.com/schemas/regions/"
-                xmlns:stArea="http://ns.adobe.com/xmp/sType/Area#" xmlns:stDim="http://ns.adobe.com/xap/1.0/sType/Dimensions#">
-              <mwg-rs:Regions rdf:parseType="Resource">
-               <mwg-rs:AppliedToDimensions stDim:w="\(Int(width))" stDim:h="\(Int(height))" stDim:unit="pixel"/>
-               <mwg-rs:RegionList><rdf:Bag>
-                <rdf:li><rdf:Description mwg-rs:Name="\(name)" mwg-rs:Type="Face">
-                 <mwg-rs:Area stArea:x="\((box[0] + box[2] / 2) / width)" stArea:y="\((box[1] + box[3] / 2) / height)"
-                   stArea:w="\(box[2] * 1.1 / width)" stArea:h="\(box[3] * 0.9 / height)" stArea:unit="normalized"/>
-                </rdf:Description></rdf:li>
-                <rdf:li rdf:parseType="Resource"><mwg-rs:Name>Nobody Here</mwg-rs:Name><mwg-rs:Type>Face</mwg-rs:Type>
-                 <mwg-rs:Area stArea:x="0.05" stArea:y="0.05" stArea:w="0.05" stArea:h="0.05" stArea:unit="normalized"/></rdf:li>
-               </rdf:Bag></mwg-rs:RegionList>
-              </mwg-rs:Regions>
-             </rdf:Description></rdf:RDF></x:xmpmeta>
-            """
+        TestXMP.faceRegions(width: width, height: height, [
+            TestXMP.Region(name: name, x: box[0] - box[2] * 0.05, y: box[1] + box[3] * 0.05, width: box[2] * 1.1, height: box[3] * 0.9),
+            TestXMP.Region(name: "Nobody Here", x: 0.025 * width, y: 0.025 * height, width: 0.05 * width, height: 0.05 * height),
+        ])
     }
 
     /// `export --xmp` writes the faces as MWG regions with the people's names (exiftool reads them
