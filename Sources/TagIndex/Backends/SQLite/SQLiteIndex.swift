@@ -51,7 +51,7 @@ public final class SQLiteIndex: Sendable {
             }
             let pool: DatabasePool
             do {
-                pool = try DatabasePool(path: path, configuration: Self.configuration())
+                pool = try Self.openPool(path: path)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
                 throw TagIndexError.notADatabase(path: path, reason: error.message ?? "not a database")
             }
@@ -119,6 +119,22 @@ public final class SQLiteIndex: Sendable {
         location = ":memory:"
         writerLock = WriterLock(lockPath: nil)
         try migrate()
+    }
+
+    /// A pool on the file at `path`, created when there is none. Opening turns the file to WAL
+    /// (`PRAGMA journal_mode = WAL`), which SQLite can refuse as busy at once, without waiting as
+    /// the busy timeout says, while another process opening the same new file holds it (two `index`
+    /// runs started together on a machine under load): the opening is tried again for as long as
+    /// that timeout.
+    private static func openPool(path: String) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration())
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
     }
 
     static func configuration() -> Configuration {
