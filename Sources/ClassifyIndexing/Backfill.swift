@@ -99,17 +99,14 @@ extension Backfill where Item == StoredFaces, Found == FacesFound {
     ) -> Backfill {
         Backfill(find: { image, bytes, localPath in
             guard let result = try? detector.detect(data: bytes) else { return nil }
-            let stored = image.faces.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
-            let missed = FaceDetectionResult(width: result.width, height: result.height, faces: result.faces(notAmong: stored))
+            let missed = FaceDetectionResult(width: result.width, height: result.height, faces: result.faces(notAmong: image.faces.map(\.pixelRect)))
             let descriptors = missed.faces.isEmpty ? nil : recognizer?.recognizer?.descriptors(for: missed, decoding: bytes, with: decoder)
-            if let names, !missed.faces.isEmpty {
+            let added = IndexedFace.faces(of: missed, descriptors: descriptors)
+            if let names, !added.isEmpty {
                 // The faces as they will be stored: the stored ones, then the added ones.
-                let all = image.faces + IndexedFace.storageOrder(IndexedFace.faces(of: missed, descriptors: nil))
-                importNames(for: all, of: image, width: result.width, height: result.height, localPath: localPath, into: names)
+                importNames(for: image.faces + IndexedFace.storageOrder(added), of: image, width: result.width, height: result.height, localPath: localPath, into: names)
             }
-            return FacesFound(
-                path: image.path, contentHash: image.contentHash, faces: IndexedFace.faces(of: missed, descriptors: descriptors), thorough: true,
-                following: image.faces)
+            return FacesFound(path: image.path, contentHash: image.contentHash, faces: added, thorough: true, following: image.faces)
         }, decoder: decoder, jobs: jobs)
     }
 }
@@ -122,8 +119,7 @@ extension Backfill where Item == StoredFaces, Found == FacesFound {
     static func descriptors(recognizer: OnDemandRecognizer, decoder: ImageDecoder, jobs: Int) -> Backfill {
         Backfill(find: { image, bytes, _ in
             guard let recognizer = recognizer.recognizer else { return nil }
-            let boxes = image.faces.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
-            let descriptors = recognizer.descriptors(for: boxes, width: image.width, height: image.height, decoding: bytes, with: decoder)
+            let descriptors = recognizer.descriptors(for: image.faces.map(\.pixelRect), width: image.width, height: image.height, decoding: bytes, with: decoder)
             guard descriptors.count == image.faces.count else { return nil }
             var faces = image.faces
             for index in faces.indices { faces[index].descriptor = descriptors[index] ?? [] }

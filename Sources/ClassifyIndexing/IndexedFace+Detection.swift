@@ -14,4 +14,9 @@ extension IndexedFace {
             return IndexedFace(x: box.x, y: box.y, width: box.width, height: box.height, confidence: Double(face.confidence), descriptor: descriptor)
         }
     }
+
+    /// The face's box in pixels of the upright full-size photo.
+    ///
+    /// Usage: `let boxes = stored.map(\.pixelRect)`
+    var pixelRect: PixelRect { PixelRect(x: x, y: y, width: width, height: height) }
 }

@@ -39,7 +39,7 @@ enum SidecarFaceNames {
         for (regionIndex, region) in regions.enumerated() where region.name != nil {
             let box = region.pixelRect(imageWidth: width, imageHeight: height)
             for (faceIndex, face) in faces.enumerated() {
-                let overlap = intersectionOverUnion(box, (face.x, face.y, face.width, face.height))
+                let overlap = box.intersectionOverUnion(face.pixelRect)
                 if overlap >= minimumOverlap { pairs.append((overlap, regionIndex, faceIndex)) }
             }
         }
@@ -52,16 +52,6 @@ enum SidecarFaceNames {
             names.append(ImportedFaceName(contentHash: contentHash, faceNumber: pair.face, name: regions[pair.region].name!))
         }
         return names.sorted { $0.faceNumber < $1.faceNumber }
-    }
-
-    static func intersectionOverUnion(
-        _ a: (x: Double, y: Double, width: Double, height: Double), _ b: (x: Double, y: Double, width: Double, height: Double)
-    ) -> Double {
-        let width = min(a.x + a.width, b.x + b.width) - max(a.x, b.x)
-        let height = min(a.y + a.height, b.y + b.height) - max(a.y, b.y)
-        guard width > 0, height > 0 else { return 0 }
-        let intersection = width * height
-        return intersection / (a.width * a.height + b.width * b.height - intersection)
     }
 }
 

@@ -25,10 +25,10 @@ public struct FaceRegion: Sendable, Hashable {
     }
 
     /// The region in pixels of an upright `imageWidth` x `imageHeight` image, top-left origin.
-    /// Usage: `let (x, y, w, h) = region.pixelRect(imageWidth: 4000, imageHeight: 3000)`
-    public func pixelRect(imageWidth: Int, imageHeight: Int) -> (x: Double, y: Double, width: Double, height: Double) {
+    /// Usage: `let box = region.pixelRect(imageWidth: 4000, imageHeight: 3000)`
+    public func pixelRect(imageWidth: Int, imageHeight: Int) -> PixelRect {
         let w = width * Double(imageWidth), h = height * Double(imageHeight)
-        return (centerX * Double(imageWidth) - w / 2, centerY * Double(imageHeight) - h / 2, w, h)
+        return PixelRect(x: centerX * Double(imageWidth) - w / 2, y: centerY * Double(imageHeight) - h / 2, width: w, height: h)
     }
 }
 

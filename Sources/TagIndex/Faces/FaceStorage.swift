@@ -8,9 +8,7 @@ extension BatchWriter {
     /// Replaces the faces of an image, noting whether the thorough detector looked too; nil
     /// removes them (not looked for).
     mutating func storeFaces(_ imageID: Int64, _ faces: [IndexedFace]?, thorough: Bool = false) throws {
-        try storeFaceRow(imageID, faces.map {
-            FaceRow(count: $0.count, faces: IndexedFace.encode($0), descriptors: IndexedFace.encodeDescriptors($0), thorough: thorough)
-        })
+        try storeFaceRow(imageID, faces.map { FaceRow(faces: $0, thorough: thorough) })
     }
 
     /// Replaces the `image_faces` row of an image; nil removes it.

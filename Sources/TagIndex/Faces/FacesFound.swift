@@ -75,7 +75,7 @@ public struct FacesFound: Sendable, Hashable {
     package func row(replacing stored: FaceRow?) -> FaceRow? {
         guard let following else {
             guard stored == nil else { return nil }
-            return FaceRow(count: faces.count, faces: IndexedFace.encode(faces), descriptors: IndexedFace.encodeDescriptors(faces), thorough: thorough)
+            return FaceRow(faces: faces, thorough: thorough)
         }
         guard let stored, !stored.thorough, stored.faces == IndexedFace.encode(ordered: following) else { return nil }
         let added = IndexedFace.storageOrder(faces)
@@ -100,5 +100,10 @@ package struct FaceRow: Sendable, Hashable {
 
     package init(count: Int, faces: Data, descriptors: Data?, thorough: Bool) {
         self.count = count; self.faces = faces; self.descriptors = descriptors; self.thorough = thorough
+    }
+
+    /// The row that stores `faces` (in storage order, their descriptors beside them).
+    package init(faces: [IndexedFace], thorough: Bool) {
+        self.init(count: faces.count, faces: IndexedFace.encode(faces), descriptors: IndexedFace.encodeDescriptors(faces), thorough: thorough)
     }
 }
