@@ -18,7 +18,7 @@ import Foundation
 //
 // A decoded image of at most `faceDetectionPixelLimit` pixels also goes through both face
 // detectors, BlazeFace as `index` runs it and MTCNN (any size and aspect ratio a file can claim:
-// 1 x 60,000, 12 x 13, ...).
+// 1 x 60,000, 12 x 13, ...), and its middle third is decoded alone, which must give the same pixels.
 
 /// The libFuzzer entry point: never returns non-zero; a bug is a crash, a sanitizer report or a
 /// broken invariant (which traps).
@@ -69,7 +69,10 @@ enum FuzzDecode {
                 precondition((image.width, image.height) == (9, 5) || (image.width, image.height) == (5, 9), "orientation changed the size")
             }
             checkMetadata(image.metadata)
-            if image.width * image.height <= faceDetectionPixelLimit { checkFaces(in: image) }
+            if image.width * image.height <= faceDetectionPixelLimit {
+                checkFaces(in: image)
+                checkRegion(of: image, bytes: bytes, minimumShortSide: minimumShortSide, decoder: decoder)
+            }
         } catch {
             // Every failure is a typed error with a stage and a sentence.
             precondition(error.stage == "read" || error.stage == "decode", "unknown stage")
@@ -106,6 +109,24 @@ enum FuzzDecode {
             }
         } catch {
             precondition(!error.description.isEmpty, "empty description")
+        }
+    }
+
+    /// A part of a picture that decodes whole decodes too, to the same pixels (JPEG cuts inside
+    /// libjpeg; the other formats after the whole decode).
+    static func checkRegion(of image: DecodedImage, bytes: [UInt8], minimumShortSide: Int?, decoder: ImageDecoder) {
+        let (width, height) = (Double(image.originalWidth), Double(image.originalHeight))
+        let region = PixelRect(x: width / 3, y: height / 3, width: width / 3 + 1, height: height / 3 + 1)
+        guard let part = try? decoder.decode(bytes, minimumShortSide: minimumShortSide, region: region) else {
+            preconditionFailure("a picture that decodes whole failed in part")
+        }
+        let origin = part.imageRect(of: PixelRect(x: 0, y: 0, width: 0, height: 0))
+        let (x0, y0) = (Int(-origin.x), Int(-origin.y))
+        precondition(x0 >= 0 && y0 >= 0 && x0 + part.image.width <= image.width && y0 + part.image.height <= image.height, "part outside the picture")
+        let rowBytes = part.image.width * 3
+        for row in 0..<part.image.height {
+            let whole = ((y0 + row) * image.width + x0) * 3
+            precondition(part.image.pixels[(row * rowBytes)..<((row + 1) * rowBytes)] == image.pixels[whole..<(whole + rowBytes)], "part differs from the whole")
         }
     }
 

@@ -55,12 +55,7 @@ public struct ImageDecoder: Sendable {
     public func decode(
         _ data: some ContiguousBytes, minimumShortSide: Int? = nil
     ) throws(ImageDecodingError) -> DecodedImage {
-        let result = data.withUnsafeBytes { bytes in
-            Result { () throws(ImageDecodingError) -> DecodedImage in
-                try decodeBytes(bytes, minimumShortSide: minimumShortSide)
-            }
-        }
-        return try result.get()
+        try decodeUnoriented(data, minimumShortSide: minimumShortSide).oriented()
     }
 
     /// Reads and decodes the image file at `url`. Directories, FIFOs and devices, empty,
@@ -84,17 +79,23 @@ public struct ImageDecoder: Sendable {
         try ImageFileReader.contents(of: url, byteLimit: maximumFileByteCount)
     }
 
-    private func decodeBytes(
-        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?
-    ) throws(ImageDecodingError) -> DecodedImage {
-        switch ImageSignature(bytes: bytes) {
-        case .format(let format)?:
-            let request = DecodingRequest(minimumShortSide: minimumShortSide, maximumPixelCount: maximumPixelCount)
-            return try format.decoder.decode(bytes, request).oriented()
-        case .unsupported(let name)?:
-            throw .unsupportedFormat(name)
-        case nil:
-            throw .unrecognizedFormat
+    /// The format's decode before orientation, for `region` only where its codec can cut.
+    func decodeUnoriented(
+        _ data: some ContiguousBytes, minimumShortSide: Int?, region: PixelRect? = nil
+    ) throws(ImageDecodingError) -> UnorientedImage {
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ImageDecodingError) -> UnorientedImage in
+                switch ImageSignature(bytes: bytes) {
+                case .format(let format)?:
+                    let request = DecodingRequest(minimumShortSide: minimumShortSide, maximumPixelCount: maximumPixelCount, region: region)
+                    return try format.decoder.decode(bytes, request)
+                case .unsupported(let name)?:
+                    throw .unsupportedFormat(name)
+                case nil:
+                    throw .unrecognizedFormat
+                }
+            }
         }
+        return try result.get()
     }
 }

@@ -14,6 +14,9 @@ struct UnorientedImage: Sendable {
     var orientation: ImageOrientation
     /// Date taken, place and camera, read from the same bytes by the format's decoder.
     var metadata = PhotoMetadata()
+    /// Set when the codec decoded only part of the picture (`pixels` are that part, in stored
+    /// order): where it lies in the whole upright picture at this scale.
+    var uprightCrop: ImageCrop?
 
     /// The upright image.
     func oriented() -> DecodedImage {

@@ -78,22 +78,48 @@ public final class FaceRecognizer: Sendable {
         guard width > 0, height > 0 else { return boxes.map { _ in nil } }
         let scaleX = Double(image.width) / Double(width), scaleY = Double(image.height) / Double(height)
         return boxes.map { box in
-            let scaled = PixelRect(x: box.x * scaleX, y: box.y * scaleY, width: box.width * scaleX, height: box.height * scaleY)
-            guard scaled.width >= 1, scaled.height >= 1 else { return nil }
-            let points = landmarks.landmarks(in: image, box: scaled)
-            return FaceChip.extract(from: image, landmarks: points).flatMap(network.descriptor(ofChip:))
+            descriptor(for: PixelRect(x: box.x * scaleX, y: box.y * scaleY, width: box.width * scaleX, height: box.height * scaleY), in: image)
         }
     }
 
-    /// Decodes `bytes` as large as ``decodeShortSide(for:width:height:)`` asks and describes the
-    /// faces in `boxes` (pixels of the upright full-size `width` x `height` photo); [] when there
-    /// are none, nils when the photo cannot be decoded again.
+    /// The descriptor of the face in `box` (pixels of `image`); nil when no chip can be cut.
+    private func descriptor(for box: PixelRect, in image: DecodedImage) -> [Float]? {
+        guard box.width >= 1, box.height >= 1 else { return nil }
+        let points = landmarks.landmarks(in: image, box: box)
+        return FaceChip.extract(from: image, landmarks: points).flatMap(network.descriptor(ofChip:))
+    }
+
+    /// Decodes the part of `bytes` around `boxes` (pixels of the upright full-size `width` x
+    /// `height` photo) as large as ``decodeShortSide(for:width:height:)`` asks, and describes
+    /// those faces; [] when there are none, nils when the photo cannot be decoded again. Only
+    /// ``regionAround(_:width:height:)`` is decoded: for a JPEG that is the difference between a
+    /// small part and a whole 12-megapixel photo.
     ///
     /// Usage: `let descriptors = recognizer.descriptors(for: boxes, width: w, height: h, decoding: bytes, with: decoder)`
     public func descriptors(for boxes: [PixelRect], width: Int, height: Int, decoding bytes: [UInt8], with decoder: ImageDecoder) -> [[Float]?] {
         guard let side = decodeShortSide(for: boxes, width: width, height: height) else { return [] }
-        guard let image = try? decoder.decode(bytes, minimumShortSide: side) else { return boxes.map { _ in nil } }
-        return descriptors(for: boxes, width: width, height: height, in: image)
+        let region = Self.regionAround(boxes, width: width, height: height)
+        guard let part = try? decoder.decode(bytes, minimumShortSide: side, region: region) else { return boxes.map { _ in nil } }
+        return boxes.map { descriptor(for: part.imageRect(of: $0), in: part.image) }
+    }
+
+    /// The part of a `width` x `height` photo that describing the faces in `boxes` reads: every
+    /// box grown by its own size on each side (the chip's padding and the landmark model's
+    /// samples stay well inside), together, clipped to the photo.
+    ///
+    /// Usage: `let region = FaceRecognizer.regionAround(boxes, width: 4000, height: 3000)`
+    public static func regionAround(_ boxes: [PixelRect], width: Int, height: Int) -> PixelRect {
+        var (left, top, right, bottom) = (Double(width), Double(height), 0.0, 0.0)
+        for box in boxes {
+            left = min(left, box.x - box.width)
+            top = min(top, box.y - box.height)
+            right = max(right, box.x + 2 * box.width)
+            bottom = max(bottom, box.y + 2 * box.height)
+        }
+        left = max(0, left); top = max(0, top)
+        right = min(Double(width), right); bottom = min(Double(height), bottom)
+        guard right > left, bottom > top else { return PixelRect(x: 0, y: 0, width: Double(width), height: Double(height)) }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
     /// ``descriptors(for:width:height:decoding:with:)`` for what a detector found, in its order.

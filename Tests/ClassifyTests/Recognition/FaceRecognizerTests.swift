@@ -118,4 +118,41 @@ struct FaceRecognizerTests {
         // A box too small to hold a pixel has no descriptor.
         #expect(Self.recognizer.descriptors(for: [PixelRect(x: 5, y: 5, width: 0.2, height: 0.2)], width: found.width, height: found.height, in: try ImageDecoder().decode(bytes)) == [nil])
     }
+
+    @Test(arguments: [1, 6, 8])
+    func describingFromARegionGivesTheWholeDecodesDescriptors(orientation: Int) throws {
+        // The astronaut photo pasted into a 2,000 x 1,500 JPEG turned by its EXIF orientation, the
+        // face where BlazeFace finds it in the photo alone: the region around it is decoded.
+        let face = try FaceLandmarkGoldenTests.image("astronaut.png")
+        let alone = try Self.detector.detect(data: try Self.fixtureBytes("astronaut.png"))
+        let (width, height) = (2000, 1500)
+        var canvas = RegionDecodingTests.picture(width: width, height: height, seed: 7)
+        for y in 0..<face.height {
+            for x in 0..<face.width {
+                for c in 0..<3 { canvas[((y + 700) * width + x + 900) * 3 + c] = face.pixels[(y * face.width + x) * 3 + c] }
+            }
+        }
+        let turn = try #require(ImageOrientation(rawValue: orientation))
+        // Stored so that the orientation turns it back into the canvas.
+        let inverse: ImageOrientation = switch turn { case .rotate90Clockwise: .rotate90CounterClockwise; case .rotate90CounterClockwise: .rotate90Clockwise; default: turn }
+        let stored = OrientationTransform.apply(inverse, to: canvas, width: width, height: height)
+        let app1 = TestPictures.jpegAPP1(TestPictures.exif(orientation: UInt16(orientation), bigEndian: false))
+        let bytes = try TestJPEG.encode(stored.pixels, width: stored.width, height: stored.height, app1: app1)
+        let boxes = alone.faces.map { PixelRect(x: $0.pixelBoundingBox.x + 900, y: $0.pixelBoundingBox.y + 700, width: $0.pixelBoundingBox.width, height: $0.pixelBoundingBox.height) }
+        try #require(boxes.count == 1)
+        let side = try #require(Self.recognizer.decodeShortSide(for: boxes, width: width, height: height))
+        let whole = Self.recognizer.descriptors(for: boxes, width: width, height: height, in: try ImageDecoder().decode(bytes, minimumShortSide: side))
+        let fromRegion = Self.recognizer.descriptors(for: boxes, width: width, height: height, decoding: bytes, with: ImageDecoder())
+        let a = try #require(whole.first ?? nil), b = try #require(fromRegion.first ?? nil)
+        #expect(Self.distance(a, b) < 1e-5, "orientation \(orientation): \(Self.distance(a, b)) between the whole decode's descriptor and the region's")
+        let region = FaceRecognizer.regionAround(boxes, width: width, height: height)
+        #expect(region.width * region.height < Double(width * height) / 20, "the region \(region) is a small part of the photo")
+    }
+
+    @Test func theRegionHoldsEveryFaceWithRoomAround() {
+        let boxes = [PixelRect(x: 100, y: 200, width: 50, height: 60), PixelRect(x: 900, y: 10, width: 40, height: 40)]
+        let region = FaceRecognizer.regionAround(boxes, width: 1000, height: 800)
+        #expect(region == PixelRect(x: 50, y: 0, width: 930, height: 320))
+        #expect(FaceRecognizer.regionAround([], width: 1000, height: 800) == PixelRect(x: 0, y: 0, width: 1000, height: 800))
+    }
 }

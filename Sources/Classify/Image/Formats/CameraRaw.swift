@@ -28,6 +28,7 @@ enum CameraRawDecoding: FormatDecoder {
         let camera = withUnsafeBytes(of: preview.camera) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             .trimmingCharacters(in: .whitespaces)
         let from = camera.isEmpty ? "" : " (\(camera))"
+        let orientation = ImageOrientation(rawValue: Int(preview.orientation)) ?? .identity
         var image: UnorientedImage
         switch preview.kind {
         case CLS_RAW_PREVIEW_JPEG:
@@ -36,7 +37,8 @@ enum CameraRawDecoding: FormatDecoder {
                 throw .noPreview("the embedded preview\(from) is not a JPEG")
             }
             image = try JPEGDecoding.decode(
-                jpeg, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount)
+                jpeg, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount, region: request.region,
+                orientation: orientation)
         case CLS_RAW_PREVIEW_BITMAP:
             let width = Int(preview.width), height = Int(preview.height)
             guard width * height <= request.maximumPixelCount else {
@@ -45,7 +47,7 @@ enum CameraRawDecoding: FormatDecoder {
             image = UnorientedImage(
                 pixels: Array(UnsafeBufferPointer(start: preview.bytes, count: width * height * 3)), width: width,
                 height: height, fullWidth: width, fullHeight: height, scaleDenominator: 1, format: .raw,
-                orientation: .identity)
+                orientation: orientation)
         default:
             throw .noPreview("\(message.string)\(from)")
         }
@@ -56,7 +58,6 @@ enum CameraRawDecoding: FormatDecoder {
         // TIFF-based raw files carry their EXIF in the file's own IFDs (the preview's, if any,
         // is often stripped); others (CR3, RAF) keep what the preview JPEG had.
         if ImageSignature.isTIFF(bytes) { image.metadata = TIFFMetadata.read(bytes).filling(from: image.metadata) }
-        image.orientation = ImageOrientation(rawValue: Int(preview.orientation)) ?? .identity
         return image
     }
 }

@@ -9,6 +9,10 @@ struct DecodingRequest: Sendable {
     /// Images with more full-size pixels than this fail with `.tooLarge` before any pixel
     /// memory is allocated.
     var maximumPixelCount: Int
+    /// Only this part is needed (pixels of the upright full-size photo). A codec that can cut
+    /// while decoding (JPEG) decodes just it and says where it lies (`uprightCrop`); the others
+    /// decode whole and ``ImageDecoder`` cuts.
+    var region: PixelRect? = nil
 }
 
 /// One file format: a file in `Image/Formats/` whose decoder turns the format's bytes into

@@ -7,11 +7,12 @@ enum JPEGDecoding: FormatDecoder {
     static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
         -> UnorientedImage
     {
-        try decode(bytes, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount)
+        try decode(bytes, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount, region: request.region)
     }
 
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?, maximumPixelCount: Int
+        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int?, maximumPixelCount: Int, region: PixelRect? = nil,
+        orientation given: ImageOrientation? = nil
     ) throws(ImageDecodingError) -> UnorientedImage {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let minimum = UInt32(clamping: max(0, minimumShortSide ?? 0))
@@ -30,6 +31,24 @@ enum JPEGDecoding: FormatDecoder {
         // Marker memory is released once decoding starts, so copy the EXIF bytes now.
         let exif = header.exif.map { Array(UnsafeBufferPointer(start: $0, count: header.exif_size)) }
         let metadata = JPEGMetadata.read(exif: exif, header)
+        // A raw file's own orientation (`given`) overrides its preview's EXIF.
+        let orientation = given ?? exif.map(ExifOrientationReader.orientation(in:)) ?? .identity
+        var uprightCrop: ImageCrop?
+        if let region {
+            let (fullWidth, fullHeight) = (Int(header.image_width), Int(header.image_height))
+            let (scaledWidth, scaledHeight) = (Int(header.output_width), Int(header.output_height))
+            let crop = orientation.swapsDimensions
+                ? ImageCrop.covering(region, fullWidth: fullHeight, fullHeight: fullWidth, wholeWidth: scaledHeight, wholeHeight: scaledWidth)
+                : ImageCrop.covering(region, fullWidth: fullWidth, fullHeight: fullHeight, wholeWidth: scaledWidth, wholeHeight: scaledHeight)
+            let stored = crop.stored(undoing: orientation)
+            let cropped = cls_jpeg_decoder_crop(
+                decoder, UInt32(stored.x), UInt32(stored.y), UInt32(stored.width), UInt32(stored.height), &header, &message)
+            guard cropped == CLS_OK else {
+                throw ImageDecodingError(
+                    status: cropped, message: message, width: header.image_width, height: header.image_height, limit: maximumPixelCount)
+            }
+            uprightCrop = crop
+        }
 
         let width = Int(header.output_width), height = Int(header.output_height)
         let byteCount = width * height * 3
@@ -46,8 +65,9 @@ enum JPEGDecoding: FormatDecoder {
         var image = UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: Int(header.image_width),
             fullHeight: Int(header.image_height), scaleDenominator: Int(header.scale_denominator),
-            format: .jpeg, orientation: exif.map(ExifOrientationReader.orientation(in:)) ?? .identity)
+            format: .jpeg, orientation: orientation)
         image.metadata = metadata
+        image.uprightCrop = uprightCrop
         return image
     }
 }
