@@ -94,8 +94,17 @@ struct SafeTensorsFile: Sendable {
     func floats(_ name: String, shape: [Int]) throws(ModelLoadingError) -> [Float] {
         if entries[name]?.dtype == "F16" {
             let start = try checkedStart(name, shape: shape, dtype: "F16")
+            let count = shape.reduce(1, *)
             return bytes.withBytes { raw in
-                (0..<shape.reduce(1, *)).map { Self.float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * 2, as: UInt16.self))) }
+                [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    // A plain loop over the raw bytes, which the compiler vectorizes (22.5 MB of
+                    // fp16 recognition weights widened in a few ms instead of ~40).
+                    let source = raw.baseAddress! + start
+                    for index in 0..<count {
+                        buffer[index] = Self.float(halfBits: UInt16(littleEndian: source.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)))
+                    }
+                    initialized = count
+                }
             }
         }
         let start = try checkedStart(name, shape: shape)
