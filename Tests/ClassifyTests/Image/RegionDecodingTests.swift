@@ -7,7 +7,7 @@ import Testing
 
 /// Decoding a part of a photo gives the pixels a whole decode at the same scale has there: JPEG
 /// cut by libjpeg itself (rows skipped, columns not transformed) under every EXIF orientation,
-/// progressive and CMYK files, reduced scales; other formats cut after a whole decode.
+/// progressive, gray and CMYK files, reduced scales; other formats cut after a whole decode.
 @Suite("Decoding a region of a photo")
 struct RegionDecodingTests {
     /// A smooth picture with detail (gradients and a few hard edges), so chroma upsampling and
@@ -56,6 +56,8 @@ struct RegionDecodingTests {
             ("baseline", try TestJPEG.encode(Self.picture(width: width, height: height, seed: 1), width: width, height: height, app1: app1)),
             ("progressive", try TestJPEG.encode(
                 Self.picture(width: width, height: height, seed: 2), width: width, height: height, scans: CLS_TEST_JPEG_PROGRESSIVE, app1: app1)),
+            ("gray", try TestJPEG.encode(
+                Self.picture(width: width, height: height, components: 1, seed: 8), width: width, height: height, components: 1, app1: app1)),
             ("CMYK", try TestJPEG.encode(
                 Self.picture(width: width, height: height, components: 4, seed: 3), width: width, height: height, components: 4, app1: app1)),
         ]
