@@ -20,6 +20,8 @@ struct cls_heif_decoder {
     uint32_t factor;
     uint32_t output_width;
     uint32_t output_height;
+    /// Set by cls_heif_decoder_crop: only this rectangle of the reduced picture is written.
+    cls_output_crop crop;
 };
 
 static pthread_once_t initialized = PTHREAD_ONCE_INIT;
@@ -270,6 +272,7 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
         cls_message_set(message, "out of memory");
         status = CLS_OUT_OF_MEMORY;
     } else {
+        if (decoder->crop.width) cls_row_reducer_crop(&reducer, decoder->crop);
         const int premultiplied = has_alpha && heif_image_handle_is_premultiplied_alpha(decoder->chosen);
         for (uint32_t y = 0; y < height; y++) {
             const uint8_t *source = heif_row(&rows, y, width, has_alpha, row);
@@ -288,6 +291,16 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
     free(row);
     free(composited);
     heif_image_release(image);
+    return status;
+}
+
+cls_status cls_heif_decoder_crop(cls_heif_decoder *decoder, cls_output_crop crop, cls_image_info *info,
+                                 cls_message *message) {
+    cls_status status = cls_output_crop_set(crop, &decoder->crop, &info->output_width, &info->output_height, message);
+    if (status == CLS_OK) {
+        decoder->output_width = info->output_width;
+        decoder->output_height = info->output_height;
+    }
     return status;
 }
 

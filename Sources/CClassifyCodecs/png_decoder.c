@@ -15,6 +15,8 @@ struct cls_png_decoder {
     size_t size;
     /// 1, 2, 4 or 8: read_pixels writes the image reduced by this factor (cls_row_reduction.h).
     uint32_t factor;
+    /// Set by cls_png_decoder_crop: only this rectangle of the reduced picture is written.
+    cls_output_crop crop;
 };
 
 // libpng only gives a text message; running out of bytes has recognisable wording, and
@@ -210,6 +212,7 @@ static int read_streaming(cls_png_decoder *decoder, uint8_t *rgb, cls_status *st
             if (row == NULL || reducer == NULL || !cls_row_reducer_init(reducer, width, height, decoder->factor, rgb)) {
                 png_error(png, "out of memory");
             }
+            if (decoder->crop.width) cls_row_reducer_crop(reducer, decoder->crop);
             for (uint32_t y = 0; y < height; y++) {
                 png_read_row(png, row, NULL);
                 cls_row_reducer_add(reducer, row);
@@ -231,16 +234,16 @@ cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, s
         return CLS_INVALID_ARGUMENT;
     }
     png_image *image = &decoder->image;
-    const uint32_t output_width = cls_reduced_length(image->width, decoder->factor);
-    const uint32_t output_height = cls_reduced_length(image->height, decoder->factor);
+    const uint32_t output_width = decoder->crop.width ? decoder->crop.width : cls_reduced_length(image->width, decoder->factor);
+    const uint32_t output_height = decoder->crop.width ? decoder->crop.height : cls_reduced_length(image->height, decoder->factor);
     if ((size_t)output_width * 3 > capacity / (output_height == 0 ? 1 : output_height)) {
         cls_message_set(message, "output buffer too small");
         return CLS_INVALID_ARGUMENT;
     }
     cls_status status = CLS_OK;
     if (read_streaming(decoder, rgb, &status, message)) return status;
-    if (decoder->factor == 1) return read_whole(decoder, rgb, message);
-    // The simplified API needs the whole picture: decode it full size, then reduce.
+    if (decoder->factor == 1 && decoder->crop.width == 0) return read_whole(decoder, rgb, message);
+    // The simplified API needs the whole picture: decode it full size, then reduce (or cut).
     const size_t row_bytes = (size_t)image->width * 3;
     uint8_t *full = malloc(row_bytes * image->height);
     cls_row_reducer reducer = {0};
@@ -250,6 +253,7 @@ cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, s
         cls_message_set(message, "out of memory");
         return CLS_OUT_OF_MEMORY;
     }
+    if (decoder->crop.width) cls_row_reducer_crop(&reducer, decoder->crop);
     status = read_whole(decoder, full, message);
     if (status == CLS_OK) {
         for (uint32_t y = 0; y < image->height; y++) cls_row_reducer_add(&reducer, full + y * row_bytes);
@@ -257,6 +261,11 @@ cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, s
     cls_row_reducer_free(&reducer);
     free(full);
     return status;
+}
+
+cls_status cls_png_decoder_crop(cls_png_decoder *decoder, cls_output_crop crop, cls_png_header *header,
+                                cls_message *message) {
+    return cls_output_crop_set(crop, &decoder->crop, &header->output_width, &header->output_height, message);
 }
 
 void cls_png_decoder_close(cls_png_decoder *decoder) {

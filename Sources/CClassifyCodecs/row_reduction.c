@@ -33,16 +33,45 @@ int cls_row_reducer_init(cls_row_reducer *reducer, uint32_t width, uint32_t heig
     return 1;
 }
 
+cls_status cls_output_crop_set(cls_output_crop crop, cls_output_crop *kept, uint32_t *output_width,
+                               uint32_t *output_height, cls_message *message) {
+    if (crop.width == 0 || crop.height == 0 || crop.x >= *output_width || crop.y >= *output_height ||
+        crop.width > *output_width - crop.x || crop.height > *output_height - crop.y) {
+        cls_message_set(message, "crop rectangle outside the image");
+        return CLS_INVALID_ARGUMENT;
+    }
+    *kept = crop;
+    *output_width = crop.width;
+    *output_height = crop.height;
+    return CLS_OK;
+}
+
+void cls_row_reducer_crop(cls_row_reducer *reducer, cls_output_crop crop) { reducer->crop = crop; }
+
+// The reduced columns written: the crop's, or all.
+static void written_columns(const cls_row_reducer *reducer, uint32_t *first, uint32_t *end) {
+    *first = reducer->crop.width ? reducer->crop.x : 0;
+    *end = reducer->crop.width ? reducer->crop.x + reducer->crop.width : reducer->output_width;
+}
+
+// Whether reduced row `row` is written (inside the crop, or no crop).
+static int writes_row(const cls_row_reducer *reducer, uint32_t row) {
+    return reducer->crop.width == 0 || (row >= reducer->crop.y && row - reducer->crop.y < reducer->crop.height);
+}
+
 // Writes the finished block row: each sum divided by the pixels under it, rounded half up.
 static void emit(cls_row_reducer *reducer, uint32_t block_rows) {
     const uint32_t factor = reducer->factor;
-    uint8_t *out = reducer->output + (size_t)(reducer->rows_added - 1) / factor * reducer->output_width * 3;
-    for (uint32_t x = 0; x < reducer->output_width; x++) {
+    uint32_t first, end;
+    written_columns(reducer, &first, &end);
+    const uint32_t row = (reducer->rows_added - 1) / factor - reducer->crop.y;
+    uint8_t *out = reducer->output + (size_t)row * (end - first) * 3;
+    for (uint32_t x = first; x < end; x++) {
         uint32_t columns = reducer->width - x * factor < factor ? reducer->width - x * factor : factor;
         uint32_t count = columns * block_rows;
         for (int c = 0; c < 3; c++) {
             uint32_t *sum = reducer->sums + 3 * x + c;
-            out[3 * x + c] = (uint8_t)((*sum + count / 2) / count);
+            out[3 * (x - first) + c] = (uint8_t)((*sum + count / 2) / count);
             *sum = 0;
         }
     }
@@ -51,16 +80,24 @@ static void emit(cls_row_reducer *reducer, uint32_t block_rows) {
 void cls_row_reducer_add(cls_row_reducer *reducer, const uint8_t *rgb_row) {
     if (reducer->rows_added >= reducer->height) return;
     const uint32_t factor = reducer->factor, width = reducer->width;
+    if (!writes_row(reducer, reducer->rows_added / factor)) {
+        // A block outside the crop: nothing of it is summed, so nothing is left to clear.
+        reducer->rows_added++;
+        return;
+    }
+    uint32_t first, end;
+    written_columns(reducer, &first, &end);
     if (factor == 1) {
-        memcpy(reducer->output + (size_t)reducer->rows_added * width * 3, rgb_row, (size_t)width * 3);
+        const size_t row = reducer->rows_added - reducer->crop.y;
+        memcpy(reducer->output + row * (end - first) * 3, rgb_row + (size_t)first * 3, (size_t)(end - first) * 3);
         reducer->rows_added++;
         return;
     }
     uint32_t *sums = reducer->sums;
-    for (uint32_t x = 0, column = 0; x < width; column++) {
-        uint32_t end = x + factor < width ? x + factor : width;
+    for (uint32_t column = first, x = first * factor; column < end; column++) {
+        uint32_t stop = x + factor < width ? x + factor : width;
         uint32_t r = 0, g = 0, b = 0;
-        for (; x < end; x++) {
+        for (; x < stop; x++) {
             r += rgb_row[3 * x];
             g += rgb_row[3 * x + 1];
             b += rgb_row[3 * x + 2];

@@ -18,6 +18,8 @@ struct cls_tiff_decoder {
     uint32_t height;
     /// 1, 2, 4 or 8: read_pixels writes the image reduced by this factor (cls_row_reduction.h).
     uint32_t factor;
+    /// Set by cls_tiff_decoder_crop: only this rectangle of the reduced picture is written.
+    cls_output_crop crop;
     /// The first error libtiff reported for this file.
     char error[CLS_MESSAGE_CAPACITY];
 };
@@ -171,8 +173,9 @@ static uint32_t band_rows(TIFF *tiff, uint32_t height) {
 cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message) {
     if (decoder == NULL || rgb == NULL ||
-        (size_t)cls_reduced_length(decoder->width, decoder->factor) *
-                cls_reduced_length(decoder->height, decoder->factor) * 3 > capacity) {
+        (decoder->crop.width ? (size_t)decoder->crop.width * decoder->crop.height * 3
+                             : (size_t)cls_reduced_length(decoder->width, decoder->factor) *
+                                   cls_reduced_length(decoder->height, decoder->factor) * 3) > capacity) {
         cls_message_set(message, "no decoder or output buffer too small");
         return CLS_INVALID_ARGUMENT;
     }
@@ -182,6 +185,7 @@ cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb,
     uint8_t *row = malloc((size_t)width * 3);
     cls_row_reducer reducer = {0};
     int reducing = cls_row_reducer_init(&reducer, width, height, decoder->factor, rgb);
+    if (decoder->crop.width) cls_row_reducer_crop(&reducer, decoder->crop);
     if (raster == NULL || row == NULL || !reducing) {
         free(raster);
         free(row);
@@ -236,4 +240,9 @@ void cls_tiff_decoder_close(cls_tiff_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->tiff != NULL) TIFFClose(decoder->tiff);
     free(decoder);
+}
+
+cls_status cls_tiff_decoder_crop(cls_tiff_decoder *decoder, cls_output_crop crop, cls_image_info *info,
+                                 cls_message *message) {
+    return cls_output_crop_set(crop, &decoder->crop, &info->output_width, &info->output_height, message);
 }

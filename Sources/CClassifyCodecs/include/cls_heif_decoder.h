@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "cls_image_info.h"
+#include "cls_row_reduction.h"
 #include "cls_status.h"
 
 /// The coding the file's brand announces; decides which decoder libheif must have.
@@ -69,6 +70,11 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
                                         cls_message *message);
 
 /// Releases the decoder; NULL is allowed.
+/// Writes only `crop` (a rectangle of the reduced output, stored orientation) in read_pixels;
+/// `info`'s output size becomes the crop's. Call after open, before read_pixels.
+cls_status cls_heif_decoder_crop(cls_heif_decoder *decoder, cls_output_crop crop, cls_image_info *info,
+                                 cls_message *message);
+
 void cls_heif_decoder_close(cls_heif_decoder *decoder);
 
 #endif

@@ -13,6 +13,7 @@
 #ifndef CLS_PNG_DECODER_H
 #define CLS_PNG_DECODER_H
 
+#include "cls_row_reduction.h"
 #include "cls_status.h"
 
 typedef struct cls_png_decoder cls_png_decoder;
@@ -46,6 +47,11 @@ cls_status cls_png_decoder_open(const uint8_t *data, size_t size, uint64_t maxim
 /// about 3) become 0. Call at most once per decoder.
 cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, size_t capacity,
                                        cls_message *message);
+
+/// Writes only `crop` (a rectangle of the reduced output, stored orientation) in read_pixels;
+/// `header`'s output size becomes the crop's. Call after open, before read_pixels.
+cls_status cls_png_decoder_crop(cls_png_decoder *decoder, cls_output_crop crop, cls_png_header *header,
+                                cls_message *message);
 
 /// Releases the decoder; NULL is allowed.
 void cls_png_decoder_close(cls_png_decoder *decoder);

@@ -17,6 +17,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cls_status.h"
+
+/// A rectangle of a decoder's output (after reduction, in stored orientation): only it is
+/// written, `width` x `height` pixels. A width of 0 means the whole output.
+typedef struct cls_output_crop {
+    uint32_t x;
+    uint32_t y;
+    uint32_t width;
+    uint32_t height;
+} cls_output_crop;
+
+/// Checks `crop` against an output of `*output_width` x `*output_height`, keeps it in `*kept`
+/// and makes the output size the crop's: what a decoder's crop call does before read_pixels.
+cls_status cls_output_crop_set(cls_output_crop crop, cls_output_crop *kept, uint32_t *output_width,
+                               uint32_t *output_height, cls_message *message);
+
 typedef struct cls_row_reducer {
     uint32_t width;
     uint32_t height;
@@ -29,6 +45,8 @@ typedef struct cls_row_reducer {
     uint32_t *sums;
     /// Full-size rows added so far.
     uint32_t rows_added;
+    /// Only this rectangle of the reduced picture is written to `output` (width 0: all of it).
+    cls_output_crop crop;
 } cls_row_reducer;
 
 /// The largest of 8, 4, 2 whose reduced short side, ceil(short / factor), is still at least
@@ -42,6 +60,10 @@ uint32_t cls_reduced_length(uint32_t length, uint32_t factor);
 /// Returns 0 when the scratch row cannot be allocated.
 int cls_row_reducer_init(cls_row_reducer *reducer, uint32_t width, uint32_t height, uint32_t factor,
                          uint8_t *output);
+
+/// Writes only `crop` (a rectangle of the reduced picture, already checked) to the output, which
+/// then holds crop.width * crop.height * 3 bytes. Call after init, before the first row.
+void cls_row_reducer_crop(cls_row_reducer *reducer, cls_output_crop crop);
 
 /// Adds the next full-size row (`width` RGB pixels); rows beyond `height` are ignored.
 void cls_row_reducer_add(cls_row_reducer *reducer, const uint8_t *rgb_row);

@@ -16,6 +16,7 @@
 #define CLS_TIFF_DECODER_H
 
 #include "cls_image_info.h"
+#include "cls_row_reduction.h"
 #include "cls_status.h"
 
 typedef struct cls_tiff_decoder cls_tiff_decoder;
@@ -34,6 +35,11 @@ cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb,
                                         cls_message *message);
 
 /// Releases the decoder; NULL is allowed.
+/// Writes only `crop` (a rectangle of the reduced output, stored orientation) in read_pixels;
+/// `info`'s output size becomes the crop's. Call after open, before read_pixels.
+cls_status cls_tiff_decoder_crop(cls_tiff_decoder *decoder, cls_output_crop crop, cls_image_info *info,
+                                 cls_message *message);
+
 void cls_tiff_decoder_close(cls_tiff_decoder *decoder);
 
 #endif

@@ -1,3 +1,4 @@
+import CClassifyCodecs
 import Foundation
 
 /// A part of a photo, decoded: what ``ImageDecoder/decode(_:minimumShortSide:region:)`` returns.
@@ -61,6 +62,40 @@ struct ImageCrop: Sendable, Equatable {
         return ImageCrop(x: x, y: y, width: width, height: height, wholeWidth: wholeWidth, wholeHeight: wholeHeight)
     }
 
+    /// The rectangles of a decode that cover `region` (pixels of the upright full-size photo):
+    /// upright, and stored (what the codec cuts), for a `fullWidth` x `fullHeight` stored picture
+    /// decoded at `outputWidth` x `outputHeight` and turned upright by `orientation`.
+    static func forRegion(
+        _ region: PixelRect, fullWidth: Int, fullHeight: Int, outputWidth: Int, outputHeight: Int, orientation: ImageOrientation
+    ) -> (upright: ImageCrop, stored: ImageCrop) {
+        let swaps = orientation.swapsDimensions
+        let upright = covering(
+            region, fullWidth: swaps ? fullHeight : fullWidth, fullHeight: swaps ? fullWidth : fullHeight,
+            wholeWidth: swaps ? outputHeight : outputWidth, wholeHeight: swaps ? outputWidth : outputHeight)
+        return (upright, upright.stored(undoing: orientation))
+    }
+
+    /// Asks a codec to decode only what covers `region` (see ``forRegion``): `cut` gets the stored
+    /// rectangle and answers with the codec's status; the upright rectangle comes back, or the
+    /// codec's refusal as the error a decode would throw (`fullWidth` x `fullHeight` stored, `limit` pixels).
+    static func cutting(
+        _ region: PixelRect, fullWidth: UInt32, fullHeight: UInt32, outputWidth: UInt32, outputHeight: UInt32,
+        orientation: ImageOrientation, limit: Int, _ cut: (ImageCrop, inout cls_message) -> cls_status
+    ) throws(ImageDecodingError) -> ImageCrop {
+        let (upright, stored) = forRegion(
+            region, fullWidth: Int(fullWidth), fullHeight: Int(fullHeight), outputWidth: Int(outputWidth), outputHeight: Int(outputHeight),
+            orientation: orientation)
+        var message = cls_message()
+        let status = cut(stored, &message)
+        guard status == CLS_OK else { throw ImageDecodingError(status: status, message: message, width: fullWidth, height: fullHeight, limit: limit) }
+        return upright
+    }
+
+    /// The rectangle as the C decoders take it.
+    var outputCrop: cls_output_crop {
+        cls_output_crop(x: UInt32(x), y: UInt32(y), width: UInt32(width), height: UInt32(height))
+    }
+
     /// This upright rectangle in the stored image that `orientation` turns upright (the inverse
     /// of ``OrientationTransform``'s mapping, applied to the rectangle's edges).
     func stored(undoing orientation: ImageOrientation) -> ImageCrop {
@@ -107,7 +142,8 @@ extension ImageDecoder {
     /// photo, clipped to it), at the scale ``decode(_:minimumShortSide:)`` would choose for the
     /// whole photo. JPEGs (and so raw files' JPEG previews) skip the rows above the region and
     /// never decode the rows below it or transform the columns beside it, which saves time and
-    /// memory when a small part of a large photo is needed (a face to describe); other formats
+    /// memory when a small part of a large photo is needed (a face to describe); PNG, TIFF, HEIC
+    /// and AVIF still decode every row but keep only the part's (no full-size buffer); WebP and GIF
     /// decode whole and are cut. Same errors as a whole decode.
     ///
     /// Usage: `let part = try decoder.decode(bytes, minimumShortSide: 3000, region: PixelRect(x: 1800, y: 900, width: 400, height: 400))`

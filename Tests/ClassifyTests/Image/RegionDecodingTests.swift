@@ -7,7 +7,8 @@ import Testing
 
 /// Decoding a part of a photo gives the pixels a whole decode at the same scale has there: JPEG
 /// cut by libjpeg itself (rows skipped, columns not transformed) under every EXIF orientation,
-/// progressive, gray and CMYK files, reduced scales; other formats cut after a whole decode.
+/// progressive, gray and CMYK files, reduced scales; PNG, TIFF, HEIC and AVIF cut in the row
+/// reducer; WebP and GIF after a whole decode.
 @Suite("Decoding a region of a photo")
 struct RegionDecodingTests {
     /// A smooth picture with detail (gradients and a few hard edges), so chroma upsampling and
@@ -80,7 +81,61 @@ struct RegionDecodingTests {
         }
     }
 
-    @Test func regionsOfOtherFormatsAreCutFromTheWholeDecode() throws {
+    /// Every format fixture (PNG, TIFF, HEIC and AVIF cut in their row reducer; WebP and GIF after
+    /// the whole decode; raw previews in libjpeg), whole and reduced, gives a whole decode's pixels.
+    @Test func everyFormatFixtureGivesTheWholeDecodesPixels() throws {
+        let folder = try #require(Bundle.module.url(forResource: "formats", withExtension: nil, subdirectory: "Fixtures"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.count >= 20)
+        for file in files {
+            let bytes = [UInt8](try Data(contentsOf: folder.appending(path: file)))
+            guard let probe = try? ImageDecoder().decode(bytes) else { continue }   // fixtures of unsupported kinds
+            let (width, height) = (Double(probe.originalWidth), Double(probe.originalHeight))
+            let regions = [
+                PixelRect(x: width * 0.3, y: height * 0.2, width: width * 0.25, height: height * 0.4),
+                PixelRect(x: 0, y: height * 0.9, width: width, height: height * 0.1),
+                PixelRect(x: width - 3, y: 0, width: 3, height: 2),
+            ]
+            for side in [nil, Int(min(width, height) / 4)] as [Int?] {
+                let whole = try ImageDecoder().decode(bytes, minimumShortSide: side)
+                for region in regions {
+                    let part = try ImageDecoder().decode(bytes, minimumShortSide: side, region: region)
+                    Self.expectSame(part, whole, covering: region, "\(file), side \(side ?? 0), \(region)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: 1...8)
+    func pngAndTIFFRegionsMatchInEveryOrientation(orientation: Int) throws {
+        let (width, height) = (61, 45)
+        let pixels = Self.picture(width: width, height: height, seed: 9)
+        let exif = TestPictures.exif(orientation: UInt16(orientation), bigEndian: false)
+        let files: [(String, [UInt8])] = [
+            ("PNG", try TestPNG.encode(pixels.map(UInt16.init), width: width, height: height, color: CLS_TEST_PNG_RGB, exif: exif)),
+            ("interlaced PNG", try TestPNG.encode(
+                pixels.map(UInt16.init), width: width, height: height, color: CLS_TEST_PNG_RGB, interlaced: true, exif: exif)),
+            ("TIFF", try TestTIFF.encode(pixels, width: width, height: height, orientation: orientation)),
+            ("tiled TIFF", try TestTIFF.encode(pixels, width: width, height: height, tileSize: 16, orientation: orientation)),
+        ]
+        let swaps = orientation >= 5
+        let (uprightWidth, uprightHeight) = swaps ? (Double(height), Double(width)) : (Double(width), Double(height))
+        let regions = [
+            PixelRect(x: 7.5, y: 3.2, width: 20, height: 11),
+            PixelRect(x: uprightWidth - 5, y: uprightHeight - 4, width: 5, height: 4),
+        ]
+        for (kind, bytes) in files {
+            for side in [nil, 20, 10] as [Int?] {
+                let whole = try ImageDecoder().decode(bytes, minimumShortSide: side)
+                for region in regions {
+                    let part = try ImageDecoder().decode(bytes, minimumShortSide: side, region: region)
+                    Self.expectSame(part, whole, covering: region, "\(kind), orientation \(orientation), side \(side ?? 0), \(region)")
+                }
+            }
+        }
+    }
+
+    @Test func aRegionIsTheWholePixelRectangleThatCoversIt() throws {
         let (width, height) = (91, 67)
         let png = try TestPNG.encode(Self.picture(width: width, height: height, seed: 4).map(UInt16.init), width: width, height: height, color: CLS_TEST_PNG_RGB)
         let whole = try ImageDecoder().decode(png)

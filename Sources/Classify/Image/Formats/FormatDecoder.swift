@@ -29,12 +29,14 @@ protocol FormatDecoder {
 /// `cls_image_info`), then read the pixels into a buffer Swift allocates, then close.
 enum TwoStepDecoding {
     /// Opens with `open`, lets `inspect` read what else the open decoder knows (HEIF's metadata
-    /// items), allocates `output_width * output_height * 3` bytes only after the
+    /// items), has `crop` cut the output to what covers `region` when one is asked for, allocates `output_width * output_height * 3` bytes only after the
     /// header passed the pixel limit, fills them with `read`, and always calls `close`.
     static func run(
         format: ImageFormat, limit: Int,
         open: (inout OpaquePointer?, inout cls_image_info, inout cls_message) -> cls_status,
         inspect: (OpaquePointer) -> Void = { _ in },
+        region: PixelRect? = nil,
+        crop: ((OpaquePointer, cls_output_crop, inout cls_image_info, inout cls_message) -> cls_status)? = nil,
         read: (OpaquePointer, UnsafeMutablePointer<UInt8>?, Int, inout cls_message) -> cls_status,
         close: (OpaquePointer?) -> Void
     ) throws(ImageDecodingError) -> UnorientedImage {
@@ -47,6 +49,16 @@ enum TwoStepDecoding {
             throw ImageDecodingError(status: opened, message: message, width: info.width, height: info.height, limit: limit)
         }
         inspect(decoder)
+        // Codecs round reduced sides up (ceil(width / 2^k)), so the ratio is rounded, not truncated.
+        let denominator = max(1, Int((Double(info.width) / Double(max(1, info.output_width))).rounded()))
+        let orientation = ImageOrientation(rawValue: Int(info.orientation)) ?? .identity
+        var uprightCrop: ImageCrop?
+        if let region, let crop {
+            uprightCrop = try ImageCrop.cutting(
+                region, fullWidth: info.width, fullHeight: info.height, outputWidth: info.output_width,
+                outputHeight: info.output_height, orientation: orientation, limit: limit
+            ) { stored, message in crop(decoder, stored.outputCrop, &info, &message) }
+        }
         let width = Int(info.output_width), height = Int(info.output_height)
         let byteCount = width * height * 3
         var status = CLS_OK
@@ -57,11 +69,10 @@ enum TwoStepDecoding {
         guard status == CLS_OK else {
             throw ImageDecodingError(status: status, message: message, width: info.width, height: info.height, limit: limit)
         }
-        // Codecs round reduced sides up (ceil(width / 2^k)), so the ratio is rounded, not truncated.
-        let denominator = max(1, Int((Double(info.width) / Double(max(1, width))).rounded()))
-        return UnorientedImage(
+        var image = UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: Int(info.width), fullHeight: Int(info.height),
-            scaleDenominator: denominator, format: format,
-            orientation: ImageOrientation(rawValue: Int(info.orientation)) ?? .identity)
+            scaleDenominator: denominator, format: format, orientation: orientation)
+        image.uprightCrop = uprightCrop
+        return image
     }
 }

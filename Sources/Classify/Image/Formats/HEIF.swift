@@ -39,6 +39,8 @@ enum HEIFDecoding: FormatDecoder {
                 return status
             },
             inspect: { metadata = HEIFMetadata.read($0) },
+            region: request.region,
+            crop: { cls_heif_decoder_crop($0, $1, &$2, &$3) },
             read: { decoder, rgb, capacity, message in
                 // libheif decodes the whole picture, whatever size was asked for: see DecodeMemoryBudget.
                 // Large pictures wait for each other here; libheif may decode a grid's tiles on the cores.

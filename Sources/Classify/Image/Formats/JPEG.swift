@@ -33,21 +33,13 @@ enum JPEGDecoding: FormatDecoder {
         let metadata = JPEGMetadata.read(exif: exif, header)
         // A raw file's own orientation (`given`) overrides its preview's EXIF.
         let orientation = given ?? exif.map(ExifOrientationReader.orientation(in:)) ?? .identity
-        var uprightCrop: ImageCrop?
-        if let region {
-            let (fullWidth, fullHeight) = (Int(header.image_width), Int(header.image_height))
-            let (scaledWidth, scaledHeight) = (Int(header.output_width), Int(header.output_height))
-            let crop = orientation.swapsDimensions
-                ? ImageCrop.covering(region, fullWidth: fullHeight, fullHeight: fullWidth, wholeWidth: scaledHeight, wholeHeight: scaledWidth)
-                : ImageCrop.covering(region, fullWidth: fullWidth, fullHeight: fullHeight, wholeWidth: scaledWidth, wholeHeight: scaledHeight)
-            let stored = crop.stored(undoing: orientation)
-            let cropped = cls_jpeg_decoder_crop(
-                decoder, UInt32(stored.x), UInt32(stored.y), UInt32(stored.width), UInt32(stored.height), &header, &message)
-            guard cropped == CLS_OK else {
-                throw ImageDecodingError(
-                    status: cropped, message: message, width: header.image_width, height: header.image_height, limit: maximumPixelCount)
+        let uprightCrop = try region.map { region throws(ImageDecodingError) in
+            try ImageCrop.cutting(
+                region, fullWidth: header.image_width, fullHeight: header.image_height, outputWidth: header.output_width,
+                outputHeight: header.output_height, orientation: orientation, limit: maximumPixelCount
+            ) { stored, message in
+                cls_jpeg_decoder_crop(decoder, UInt32(stored.x), UInt32(stored.y), UInt32(stored.width), UInt32(stored.height), &header, &message)
             }
-            uprightCrop = crop
         }
 
         let width = Int(header.output_width), height = Int(header.output_height)

@@ -8,11 +8,11 @@ enum PNGDecoding: FormatDecoder {
     static func decode(_ bytes: UnsafeRawBufferPointer, _ request: DecodingRequest) throws(ImageDecodingError)
         -> UnorientedImage
     {
-        try decode(bytes, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount)
+        try decode(bytes, minimumShortSide: request.minimumShortSide, maximumPixelCount: request.maximumPixelCount, region: request.region)
     }
 
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int? = nil, maximumPixelCount: Int
+        _ bytes: UnsafeRawBufferPointer, minimumShortSide: Int? = nil, maximumPixelCount: Int, region: PixelRect? = nil
     ) throws(ImageDecodingError) -> UnorientedImage {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = UInt64(clamping: max(0, maximumPixelCount))
@@ -26,6 +26,13 @@ enum PNGDecoding: FormatDecoder {
             throw ImageDecodingError(
                 status: opened, message: message, width: header.width, height: header.height,
                 limit: maximumPixelCount)
+        }
+        let orientation = PNGChunkReader.exifPayload(in: bytes).map(ExifOrientationReader.orientation(in:)) ?? .identity
+        let uprightCrop = try region.map { region throws(ImageDecodingError) in
+            try ImageCrop.cutting(
+                region, fullWidth: header.width, fullHeight: header.height, outputWidth: header.output_width,
+                outputHeight: header.output_height, orientation: orientation, limit: maximumPixelCount
+            ) { stored, message in cls_png_decoder_crop(decoder, stored.outputCrop, &header, &message) }
         }
         let width = Int(header.output_width), height = Int(header.output_height)
         let byteCount = width * height * 3
@@ -41,9 +48,9 @@ enum PNGDecoding: FormatDecoder {
         }
         var image = UnorientedImage(
             pixels: pixels, width: width, height: height, fullWidth: Int(header.width), fullHeight: Int(header.height),
-            scaleDenominator: Int(header.scale_denominator), format: .png,
-            orientation: PNGChunkReader.exifPayload(in: bytes).map(ExifOrientationReader.orientation(in:)) ?? .identity)
+            scaleDenominator: Int(header.scale_denominator), format: .png, orientation: orientation)
         image.metadata = PNGMetadata.read(bytes)
+        image.uprightCrop = uprightCrop
         return image
     }
 }

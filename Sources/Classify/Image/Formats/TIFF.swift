@@ -18,6 +18,8 @@ enum TIFFDecoding: FormatDecoder {
                 cls_tiff_decoder_open(
                     base, bytes.count, UInt64(clamping: max(0, limit)), minimum, &decoder, &info, &message)
             },
+            region: request.region,
+            crop: { cls_tiff_decoder_crop($0, $1, &$2, &$3) },
             read: { cls_tiff_decoder_read_pixels($0, $1, $2, &$3) },
             close: { cls_tiff_decoder_close($0) })
         image.metadata = TIFFMetadata.read(bytes)
