@@ -272,7 +272,7 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
         cls_message_set(message, "out of memory");
         status = CLS_OUT_OF_MEMORY;
     } else {
-        if (decoder->crop.width) cls_row_reducer_crop(&reducer, decoder->crop);
+        cls_row_reducer_crop(&reducer, decoder->crop);
         const int premultiplied = has_alpha && heif_image_handle_is_premultiplied_alpha(decoder->chosen);
         for (uint32_t y = 0; y < height; y++) {
             const uint8_t *source = heif_row(&rows, y, width, has_alpha, row);

@@ -36,9 +36,9 @@ struct cls_jpeg_decoder {
     int four_channel_ink;
     /// Adobe applications write CMYK inverted (0 = full ink); their files carry an APP14 marker.
     int ink_inverted;
-    /// Set by cls_jpeg_decoder_crop: only this rectangle of the (scaled) output is produced.
-    int cropped;
-    JDIMENSION crop_x, crop_y, crop_width, crop_height;
+    /// Set by cls_jpeg_decoder_crop: only this rectangle of the (scaled) output is produced
+    /// (width 0: all of it).
+    cls_output_crop crop;
 };
 
 // The decoder struct lives on the heap and only pointers to it are used after setjmp, so no
@@ -202,26 +202,13 @@ cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t mini
     return CLS_OK;
 }
 
-cls_status cls_jpeg_decoder_crop(cls_jpeg_decoder *decoder, uint32_t x, uint32_t y, uint32_t width,
-                                 uint32_t height, cls_jpeg_header *header, cls_message *message) {
+cls_status cls_jpeg_decoder_crop(cls_jpeg_decoder *decoder, cls_output_crop crop, cls_jpeg_header *header,
+                                 cls_message *message) {
     if (decoder == NULL || header == NULL) {
         cls_message_set(message, "no decoder");
         return CLS_INVALID_ARGUMENT;
     }
-    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
-    if (width == 0 || height == 0 || x >= cinfo->output_width || y >= cinfo->output_height ||
-        width > cinfo->output_width - x || height > cinfo->output_height - y) {
-        cls_message_set(message, "crop rectangle outside the image");
-        return CLS_INVALID_ARGUMENT;
-    }
-    decoder->cropped = 1;
-    decoder->crop_x = x;
-    decoder->crop_y = y;
-    decoder->crop_width = width;
-    decoder->crop_height = height;
-    header->output_width = width;
-    header->output_height = height;
-    return CLS_OK;
+    return cls_output_crop_set(crop, &decoder->crop, &header->output_width, &header->output_height, message);
 }
 
 // Each output channel is the product of the "paper left over" by the ink and by the black.
@@ -245,19 +232,19 @@ static void convert_ink_row(const JSAMPLE *ink, uint8_t *rgb, JDIMENSION width, 
 // Called from cls_jpeg_decoder_read_pixels after jpeg_start_decompress, under its setjmp.
 static void read_cropped(cls_jpeg_decoder *decoder, uint8_t *rgb) {
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
-    size_t row_bytes = (size_t)decoder->crop_width * 3;
+    size_t row_bytes = (size_t)decoder->crop.width * 3;
     // Chroma upsampling blends each pixel with its neighbours' samples, and libjpeg treats the
     // edges of a cropped or skipped-to area as the picture's edges: decode CLS_JPEG_CROP_MARGIN
     // more pixels on each side (where the picture has them) so the rectangle itself comes out
     // exactly as in a whole decode. libjpeg then widens the columns to whole iMCUs.
-    JDIMENSION left = decoder->crop_x > CLS_JPEG_CROP_MARGIN ? decoder->crop_x - CLS_JPEG_CROP_MARGIN : 0;
-    JDIMENSION right = decoder->crop_x + decoder->crop_width + CLS_JPEG_CROP_MARGIN;
+    JDIMENSION left = decoder->crop.x > CLS_JPEG_CROP_MARGIN ? decoder->crop.x - CLS_JPEG_CROP_MARGIN : 0;
+    JDIMENSION right = decoder->crop.x + decoder->crop.width + CLS_JPEG_CROP_MARGIN;
     if (right > cinfo->output_width) right = cinfo->output_width;
-    JDIMENSION top = decoder->crop_y > CLS_JPEG_CROP_MARGIN ? decoder->crop_y - CLS_JPEG_CROP_MARGIN : 0;
+    JDIMENSION top = decoder->crop.y > CLS_JPEG_CROP_MARGIN ? decoder->crop.y - CLS_JPEG_CROP_MARGIN : 0;
     JDIMENSION first_column = left, columns = right - left;
     jpeg_crop_scanline(cinfo, &first_column, &columns);
-    JDIMENSION shift = decoder->crop_x - first_column;
-    if (first_column > decoder->crop_x || columns < shift + decoder->crop_width) {
+    JDIMENSION shift = decoder->crop.x - first_column;
+    if (first_column > decoder->crop.x || columns < shift + decoder->crop.width) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "JPEG crop moved past the rectangle");
     }
     if (top > 0 && jpeg_skip_scanlines(cinfo, top) != top) {
@@ -265,14 +252,14 @@ static void read_cropped(cls_jpeg_decoder *decoder, uint8_t *rgb) {
     }
     int channels = decoder->four_channel_ink ? 4 : 3;
     JSAMPARRAY row = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, columns * channels, 1);
-    for (JDIMENSION y = top; y < decoder->crop_y + decoder->crop_height; y++) {
+    for (JDIMENSION y = top; y < decoder->crop.y + decoder->crop.height; y++) {
         if (jpeg_read_scanlines(cinfo, row, 1) != 1) {
             cls_jpeg_fail((j_common_ptr)cinfo, CLS_CORRUPT, "JPEG decoder produced no rows");
         }
-        if (y < decoder->crop_y) continue;
-        uint8_t *out = rgb + (size_t)(y - decoder->crop_y) * row_bytes;
+        if (y < decoder->crop.y) continue;
+        uint8_t *out = rgb + (size_t)(y - decoder->crop.y) * row_bytes;
         if (decoder->four_channel_ink) {
-            convert_ink_row(row[0] + (size_t)shift * 4, out, decoder->crop_width, decoder->ink_inverted);
+            convert_ink_row(row[0] + (size_t)shift * 4, out, decoder->crop.width, decoder->ink_inverted);
         } else {
             memcpy(out, row[0] + (size_t)shift * 3, row_bytes);
         }
@@ -288,8 +275,8 @@ cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb,
         return CLS_INVALID_ARGUMENT;
     }
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
-    JDIMENSION width = decoder->cropped ? decoder->crop_width : cinfo->output_width;
-    JDIMENSION height = decoder->cropped ? decoder->crop_height : cinfo->output_height;
+    JDIMENSION width = decoder->crop.width ? decoder->crop.width : cinfo->output_width;
+    JDIMENSION height = decoder->crop.width ? decoder->crop.height : cinfo->output_height;
     size_t row_bytes = (size_t)width * 3;
     if (capacity / row_bytes < height) {
         cls_message_set(message, "output buffer too small");
@@ -300,7 +287,7 @@ cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb,
         return decoder->errors.status;
     }
     jpeg_start_decompress(cinfo);
-    if (decoder->cropped) {
+    if (decoder->crop.width) {
         read_cropped(decoder, rgb);
         return CLS_OK;
     }

@@ -212,7 +212,7 @@ static int read_streaming(cls_png_decoder *decoder, uint8_t *rgb, cls_status *st
             if (row == NULL || reducer == NULL || !cls_row_reducer_init(reducer, width, height, decoder->factor, rgb)) {
                 png_error(png, "out of memory");
             }
-            if (decoder->crop.width) cls_row_reducer_crop(reducer, decoder->crop);
+            cls_row_reducer_crop(reducer, decoder->crop);
             for (uint32_t y = 0; y < height; y++) {
                 png_read_row(png, row, NULL);
                 cls_row_reducer_add(reducer, row);
@@ -253,7 +253,7 @@ cls_status cls_png_decoder_read_pixels(cls_png_decoder *decoder, uint8_t *rgb, s
         cls_message_set(message, "out of memory");
         return CLS_OUT_OF_MEMORY;
     }
-    if (decoder->crop.width) cls_row_reducer_crop(&reducer, decoder->crop);
+    cls_row_reducer_crop(&reducer, decoder->crop);
     status = read_whole(decoder, full, message);
     if (status == CLS_OK) {
         for (uint32_t y = 0; y < image->height; y++) cls_row_reducer_add(&reducer, full + y * row_bytes);

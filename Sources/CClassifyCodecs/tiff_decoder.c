@@ -185,7 +185,7 @@ cls_status cls_tiff_decoder_read_pixels(cls_tiff_decoder *decoder, uint8_t *rgb,
     uint8_t *row = malloc((size_t)width * 3);
     cls_row_reducer reducer = {0};
     int reducing = cls_row_reducer_init(&reducer, width, height, decoder->factor, rgb);
-    if (decoder->crop.width) cls_row_reducer_crop(&reducer, decoder->crop);
+    cls_row_reducer_crop(&reducer, decoder->crop);
     if (raster == NULL || row == NULL || !reducing) {
         free(raster);
         free(row);

@@ -112,8 +112,8 @@ enum FuzzDecode {
         }
     }
 
-    /// A part of a picture that decodes whole decodes too, to the same pixels (JPEG cuts inside
-    /// libjpeg; the other formats after the whole decode).
+    /// A part of a picture that decodes whole decodes too, to the same pixels (JPEG cut inside
+    /// libjpeg, PNG in the row reducer).
     static func checkRegion(of image: DecodedImage, bytes: [UInt8], minimumShortSide: Int?, decoder: ImageDecoder) {
         let (width, height) = (Double(image.originalWidth), Double(image.originalHeight))
         let region = PixelRect(x: width / 3, y: height / 3, width: width / 3 + 1, height: height / 3 + 1)

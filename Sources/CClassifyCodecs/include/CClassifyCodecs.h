@@ -11,6 +11,7 @@
 
 #include "cls_status.h"
 #include "cls_image_info.h"
+#include "cls_output_crop.h"
 #include "cls_jpeg_decoder.h"
 #include "cls_jpeg_encoder.h"
 #include "cls_png_decoder.h"

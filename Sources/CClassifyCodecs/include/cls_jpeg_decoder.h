@@ -10,6 +10,7 @@
 #ifndef CLS_JPEG_DECODER_H
 #define CLS_JPEG_DECODER_H
 
+#include "cls_output_crop.h"
 #include "cls_status.h"
 
 /// Progressive files with more scans than this are rejected: each scan re-walks the whole
@@ -47,12 +48,12 @@ cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t mini
                                  uint64_t maximum_pixel_count, cls_jpeg_decoder **decoder,
                                  cls_jpeg_header *header, cls_message *message);
 
-/// Decodes only the `width` x `height` rectangle at (`x`, `y`) of the output (after scaling,
+/// Decodes only the rectangle `crop` of the output (after scaling,
 /// in stored orientation); `header`'s output size becomes the rectangle's. Call after open and
 /// before read_pixels. Rows above the rectangle are skipped, rows below it are not decoded,
 /// and only the columns of the iMCUs that hold it are transformed.
-cls_status cls_jpeg_decoder_crop(cls_jpeg_decoder *decoder, uint32_t x, uint32_t y, uint32_t width,
-                                 uint32_t height, cls_jpeg_header *header, cls_message *message);
+cls_status cls_jpeg_decoder_crop(cls_jpeg_decoder *decoder, cls_output_crop crop, cls_jpeg_header *header,
+                                 cls_message *message);
 
 /// Decodes the image as interleaved 8-bit RGB rows of output_width * 3 bytes into `rgb`,
 /// which holds `capacity` bytes. Grayscale is replicated to RGB; CMYK and YCCK are converted.

@@ -17,21 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cls_status.h"
-
-/// A rectangle of a decoder's output (after reduction, in stored orientation): only it is
-/// written, `width` x `height` pixels. A width of 0 means the whole output.
-typedef struct cls_output_crop {
-    uint32_t x;
-    uint32_t y;
-    uint32_t width;
-    uint32_t height;
-} cls_output_crop;
-
-/// Checks `crop` against an output of `*output_width` x `*output_height`, keeps it in `*kept`
-/// and makes the output size the crop's: what a decoder's crop call does before read_pixels.
-cls_status cls_output_crop_set(cls_output_crop crop, cls_output_crop *kept, uint32_t *output_width,
-                               uint32_t *output_height, cls_message *message);
+#include "cls_output_crop.h"
 
 typedef struct cls_row_reducer {
     uint32_t width;

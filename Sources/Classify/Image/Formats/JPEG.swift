@@ -38,7 +38,7 @@ enum JPEGDecoding: FormatDecoder {
                 region, fullWidth: header.image_width, fullHeight: header.image_height, outputWidth: header.output_width,
                 outputHeight: header.output_height, orientation: orientation, limit: maximumPixelCount
             ) { stored, message in
-                cls_jpeg_decoder_crop(decoder, UInt32(stored.x), UInt32(stored.y), UInt32(stored.width), UInt32(stored.height), &header, &message)
+                cls_jpeg_decoder_crop(decoder, stored.outputCrop, &header, &message)
             }
         }
 
