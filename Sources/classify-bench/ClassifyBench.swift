@@ -29,6 +29,6 @@ struct ClassifyBench: AsyncParsableCommand {
               classify-bench people --faces 100000
             """,
         version: ClassifyVersion.current,
-        subcommands: [IndexBenchCommand.self, SimilarBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, FaceRecallBenchCommand.self, StagesBenchCommand.self, PlacesBenchCommand.self, PeopleBenchCommand.self]
+        subcommands: [IndexBenchCommand.self, SimilarBenchCommand.self, WritersBenchCommand.self, FacesBenchCommand.self, FaceRecallBenchCommand.self, FaceNetworkBenchCommand.self, StagesBenchCommand.self, PlacesBenchCommand.self, PeopleBenchCommand.self]
     )
 }

@@ -47,6 +47,33 @@ void cls_bias_activation(float *data, size_t rows, size_t channels, const float 
 /// out[i] = clamp(a[i] + b[i]); out may alias a or b.
 void cls_add_activation(const float *a, const float *b, float *out, size_t count, float lower, float upper);
 
+/// Floats of scratch one thread of cls_sparse_pointwise needs.
+size_t cls_sparse_pointwise_scratch(int k, int n);
+/// The offsets cls_sparse_pointwise reads for nonzeros at input channels index[0 ..< count].
+void cls_sparse_pointwise_offsets(const int *index, size_t count, int *offset);
+/// A pointwise convolution with sparse weights (m pixels, k -> n channels, NHWC, a's and c's rows
+/// packed): c[i][o] = clamp(bias[o] + sum_q value[q] * a[i][index[q]], lower, upper) over q in
+/// row_start[o] ..< row_start[o + 1] (offset from cls_sparse_pointwise_offsets), then, when
+/// residual is not NULL, clamp(c[i][o] + residual[i][o], residual_lower, residual_upper);
+/// residual may equal c. Runs as many threads as scratch_floats holds
+/// cls_sparse_pointwise_scratch for (at least one).
+void cls_sparse_pointwise(size_t m, int n, int k, const float *a, const int *row_start, const int *offset,
+                          const float *value, const float *bias, float lower, float upper, const float *residual,
+                          float residual_lower, float residual_upper, float *c, float *scratch, size_t scratch_floats);
+
+/// Floats of scratch cls_resize_bilinear needs: two rows of the output.
+size_t cls_resize_bilinear_scratch(int out_w, int channels);
+/// Bilinear resizing of an NHWC map (in_w columns of `channels`) to out_h x out_w, by taps given
+/// per output row and column: source indices lower and upper and the weight of upper. Output
+/// (y, x, c) = h(lower_y) + (h(upper_y) - h(lower_y)) * row_fraction[y], where h(r) =
+/// in(r, lower_x, c) + (in(r, upper_x, c) - in(r, lower_x, c)) * col_fraction[x]. When residual
+/// (out_h x out_w x channels) is not NULL, it is added and the sum clamped to [lower, upper]
+/// (a fused Add). Scratch: cls_resize_bilinear_scratch floats.
+void cls_resize_bilinear(const float *input, int in_w, int channels, int out_h, int out_w, const int *row_lower,
+                         const int *row_upper, const float *row_fraction, const int *col_lower, const int *col_upper,
+                         const float *col_fraction, const float *residual, float lower, float upper, float *scratch,
+                         float *output);
+
 /// Threads the kernels may use for one call (at least 1). With 1, no worker thread exists; with
 /// n > 1, n - 1 persistent workers spin briefly between kernels, then sleep.
 void cls_threads_configure(int count);

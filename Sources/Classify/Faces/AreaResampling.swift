@@ -79,12 +79,67 @@ final class AreaResampling {
                     let red = bottom[r] &- bottom[l] &- top[r] &+ top[l]
                     let green = bottom[r + 1] &- bottom[l + 1] &- top[r + 1] &+ top[l + 1]
                     let blue = bottom[r + 2] &- bottom[l + 2] &- top[r + 2] &+ top[l + 2]
-                    out[0] = (Float(red) * inverse - mean.0) * scale.0
-                    out[1] = (Float(green) * inverse - mean.1) * scale.1
-                    out[2] = (Float(blue) * inverse - mean.2) * scale.2
+                    Self.store((red, green, blue), inverse: inverse, mean: mean, scale: scale, at: out)
                     out += 3
                 }
             }
         }
+    }
+
+    /// The same resampling of one region without a table, for an image resampled once (one view
+    /// of BlazeFace): each output row adds its window's source rows into a row of per-column
+    /// sums, and each output pixel adds its window's columns of that row. The integer sums are
+    /// the table's, so the output is identical; the work is about one pass over the region
+    /// instead of building a table over the whole image and reading it back.
+    ///
+    /// Usage: `AreaResampling.resample(pixels, width: w, height: h, mean: m, std: s, x0: 0, y0: 0, width: w, height: h, outWidth: 192, outHeight: 144, into: out)`
+    static func resample(
+        _ pixels: UnsafeBufferPointer<UInt8>, width imageWidth: Int, height imageHeight: Int, mean: [Float], std: [Float],
+        x0: Int, y0: Int, width w: Int, height h: Int, outWidth: Int, outHeight: Int, into output: UnsafeMutablePointer<Float>,
+        rowStride: Int? = nil
+    ) {
+        precondition(pixels.count >= imageWidth * imageHeight * 3)
+        precondition(x0 >= 0 && y0 >= 0 && w > 0 && h > 0 && x0 + w <= imageWidth && y0 + h <= imageHeight)
+        let rowStride = rowStride ?? outWidth * 3
+        precondition(rowStride >= outWidth * 3)
+        let mean = (mean[0], mean[1], mean[2]), scale = (1 / std[0], 1 / std[1], 1 / std[2])
+        let source = pixels.baseAddress!
+        let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: w * 3)
+        defer { sums.deallocate() }
+        var columns = [(left: Int, right: Int, inverse: Float)]()
+        columns.reserveCapacity(outWidth)
+        for ox in 0..<outWidth {
+            let window = Self.window(ox, source: w, output: outWidth)
+            columns.append((window.lowerBound, window.upperBound, 1 / Float(window.count)))
+        }
+        columns.withUnsafeBufferPointer { columns in
+            for oy in 0..<outHeight {
+                let window = Self.window(oy, source: h, output: outHeight)
+                sums.update(repeating: 0, count: w * 3)
+                for y in window {
+                    let line = source + ((y0 + y) * imageWidth + x0) * 3
+                    for i in 0..<(w * 3) { sums[i] &+= UInt32(line[i]) }
+                }
+                let inverseRows = 1 / Float(window.count)
+                var out = output + oy * rowStride
+                for column in columns {
+                    var red: UInt32 = 0, green: UInt32 = 0, blue: UInt32 = 0
+                    for x in column.left..<column.right {
+                        red &+= sums[x * 3]; green &+= sums[x * 3 + 1]; blue &+= sums[x * 3 + 2]
+                    }
+                    Self.store((red, green, blue), inverse: inverseRows * column.inverse, mean: mean, scale: scale, at: out)
+                    out += 3
+                }
+            }
+        }
+    }
+
+    /// One output pixel from its window's sums: the mean, normalized.
+    @inline(__always)
+    private static func store(_ sums: (UInt32, UInt32, UInt32), inverse: Float, mean: (Float, Float, Float), scale: (Float, Float, Float),
+                              at out: UnsafeMutablePointer<Float>) {
+        out[0] = (Float(sums.0) * inverse - mean.0) * scale.0
+        out[1] = (Float(sums.1) * inverse - mean.1) * scale.1
+        out[2] = (Float(sums.2) * inverse - mean.2) * scale.2
     }
 }

@@ -43,18 +43,26 @@ struct BlazeFacePipeline: Sendable {
 
     /// The network's raw outputs for one image: `boxes` (16 per anchor) and `scores` (logits).
     func rawOutputs(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
-        let input = network.description.input
-        let resampling = AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std)
-        return try rawOutputs(resampling, view: BlazeFaceViews.Rectangle(x: 0, y: 0, width: width, height: height, isTile: false))
+        try rawOutputs(.whole(pixels), view: BlazeFaceViews.Rectangle(x: 0, y: 0, width: width, height: height, isTile: false))
+    }
+
+    /// Where a view's input is resampled from: the image itself when it is looked at once, else
+    /// one summed-area table shared by its views.
+    private enum Source {
+        case whole(UnsafeBufferPointer<UInt8>)
+        case table(AreaResampling)
     }
 
     /// The network's raw outputs for one view (a rectangle of the image, letterboxed alone).
-    private func rawOutputs(_ resampling: AreaResampling, view: BlazeFaceViews.Rectangle) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
+    private func rawOutputs(_ source: Source, view: BlazeFaceViews.Rectangle) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
         let input = network.description.input
         let letterbox = Letterbox(imageWidth: view.width, imageHeight: view.height, side: input.width)
         let border = ((0 - input.mean[0]) / input.std[0], (0 - input.mean[1]) / input.std[1], (0 - input.mean[2]) / input.std[2])
         let outputs = try network.run(height: input.height, width: input.width) { buffer in
-            letterbox.fill(from: resampling, region: (view.x, view.y), border: border, into: buffer.baseAddress!)
+            switch source {
+            case .whole(let pixels): letterbox.fill(from: pixels, mean: input.mean, std: input.std, border: border, into: buffer.baseAddress!)
+            case .table(let resampling): letterbox.fill(from: resampling, region: (view.x, view.y), border: border, into: buffer.baseAddress!)
+            }
         }
         return (letterbox, outputs["boxes"] ?? [], outputs["scores"] ?? [])
     }
@@ -66,10 +74,12 @@ struct BlazeFacePipeline: Sendable {
     func detect(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, views: BlazeFaceViews = .whole) throws(ModelLoadingError) -> [FaceCandidate] {
         guard width > 0, height > 0, pixels.count >= width * height * 3 else { return [] }
         let input = network.description.input
-        let resampling = AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std)
+        let rectangles = views.rectangles(width: width, height: height)
+        let source: Source = rectangles.count == 1 && !rectangles[0].isTile
+            ? .whole(pixels) : .table(AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std))
         var candidates: [FaceCandidate] = []
-        for view in views.rectangles(width: width, height: height) {
-            let (letterbox, boxes, logits) = try rawOutputs(resampling, view: view)
+        for view in rectangles {
+            let (letterbox, boxes, logits) = try rawOutputs(source, view: view)
             let found = boxes.withUnsafeBufferPointer { boxes in
                 logits.withUnsafeBufferPointer { logits in decoding.candidates(boxes: boxes, logits: logits) }
             }

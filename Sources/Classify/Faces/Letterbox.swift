@@ -40,11 +40,25 @@ struct Letterbox: Sendable, Equatable {
     /// whole image).
     func fill(from resampling: AreaResampling, region: (x: Int, y: Int) = (0, 0), border: (Float, Float, Float), into output: UnsafeMutablePointer<Float>) {
         precondition(region.x >= 0 && region.y >= 0 && region.x + imageWidth <= resampling.width && region.y + imageHeight <= resampling.height)
-        for pixel in 0..<(side * side) {
-            output[pixel * 3] = border.0; output[pixel * 3 + 1] = border.1; output[pixel * 3 + 2] = border.2
-        }
+        fillBorder(border, into: output)
         resampling.resample(
             x0: region.x, y0: region.y, width: imageWidth, height: imageHeight, outWidth: contentWidth, outHeight: contentHeight,
             into: output + (top * side + left) * 3, rowStride: side * 3)
+    }
+
+    /// The same for a whole image resampled once, without a summed-area table
+    /// (`AreaResampling.resample(_:width:height:...)`; the same values). `pixels` is RGB,
+    /// `imageWidth * imageHeight * 3` bytes, normalized by `mean` and `std`.
+    func fill(from pixels: UnsafeBufferPointer<UInt8>, mean: [Float], std: [Float], border: (Float, Float, Float), into output: UnsafeMutablePointer<Float>) {
+        fillBorder(border, into: output)
+        AreaResampling.resample(
+            pixels, width: imageWidth, height: imageHeight, mean: mean, std: std, x0: 0, y0: 0, width: imageWidth, height: imageHeight,
+            outWidth: contentWidth, outHeight: contentHeight, into: output + (top * side + left) * 3, rowStride: side * 3)
+    }
+
+    private func fillBorder(_ border: (Float, Float, Float), into output: UnsafeMutablePointer<Float>) {
+        for pixel in 0..<(side * side) {
+            output[pixel * 3] = border.0; output[pixel * 3 + 1] = border.1; output[pixel * 3 + 2] = border.2
+        }
     }
 }

@@ -89,9 +89,9 @@ enum GraphCompiler {
 }
 
 extension GraphCompiler {
-    /// Removes every `Add` one of whose operands is the output of a pointwise convolution that
-    /// nothing else reads: that convolution adds the other operand in its store and writes the
-    /// Add's output itself, so the sum never makes an extra pass over memory. The other operand
+    /// Removes every `Add` one of whose operands is the output of a pointwise convolution or a
+    /// bilinear resize that nothing else reads: that op adds the other operand in its store and
+    /// writes the Add's output itself, so the sum never makes an extra pass over memory. The other operand
     /// must already exist when the convolution runs (it always does in a chain with skips).
     static func fuseResidualAdds(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
         var readers = [Int](repeating: 0, count: valueCount)
@@ -154,14 +154,21 @@ extension GraphCompiler {
         return result
     }
 
+    /// `operation` with an Add of `value` in its store, if it can take one: a pointwise
+    /// convolution or a bilinear resize.
+    private static func fusingResidual(_ operation: any GraphOperation, _ value: ValueID, activation: Activation, output: ValueID) -> (any GraphOperation)? {
+        if let conv = operation as? Conv2DOperation { return conv.fusingResidual(value, activation: activation, output: output) }
+        if let resize = operation as? ResizeBilinearOperation { return resize.fusingResidual(value, activation: activation, output: output) }
+        return nil
+    }
+
     private static func fuse(
         _ add: AddOperation, into result: inout [any GraphOperation], producer: inout [ValueID: Int], readers: [Int], keep: Set<ValueID>
     ) -> Bool {
         for (mine, other) in [(add.inputs[0], add.inputs[1]), (add.inputs[1], add.inputs[0])] where mine != other {
             guard readers[mine] == 1, !keep.contains(mine), let index = producer[mine],
-                let conv = result[index] as? Conv2DOperation,
                 producer[other].map({ $0 < index }) ?? true,
-                let fused = conv.fusingResidual(other, activation: add.activation, output: add.output)
+                let fused = fusingResidual(result[index], other, activation: add.activation, output: add.output)
             else { continue }
             result[index] = fused
             producer[add.output] = index

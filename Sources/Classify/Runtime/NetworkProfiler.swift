@@ -13,7 +13,27 @@ package struct NetworkProfiler {
 
     /// A workspace for `model`'s network with `input` (NHWC, the network's input size) in place.
     package init(model: ImageClassifierModel, input: [Float]) {
-        graph = model.graph
+        self.init(graph: model.graph, input: input)
+    }
+
+    /// A workspace for a BlazeFace detector's network at its input size (192x192x3, NHWC), with
+    /// `input` in place; nil for a detector of another kind. Usage:
+    /// `NetworkProfiler(faceDetector: try .shared(.blazeFace), input: pixels)?.run()`
+    package init?(faceDetector model: FaceDetectorModel, input: [Float]) {
+        guard let network = model.blazeFace?.network,
+              let graph = try? network.graph(height: network.description.input.height, width: network.description.input.width)
+        else { return nil }
+        self.init(graph: graph, input: input)
+    }
+
+    /// The network's input: height, width and channels. Usage: `profiler.inputShape.elementCount`
+    package var inputShape: (height: Int, width: Int, channels: Int) {
+        let shape = graph.shapes[graph.input]
+        return (shape.height, shape.width, shape.channels)
+    }
+
+    private init(graph: CompiledGraph, input: [Float]) {
+        self.graph = graph
         workspace = graph.makeWorkspace()
         let pointer = graph.pointer(to: graph.input, in: workspace)
         input.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: min($0.count, graph.shapes[graph.input].elementCount)) }

@@ -44,15 +44,33 @@ package enum LatencyBenchmark {
     /// Runs `warmup` untimed inferences, then `iterations` timed ones.
     package static func run(model: ImageClassifierModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false,
                            clock: Clock = .wall) -> Report {
-        func now() -> UInt64 { clock == .wall ? DispatchTime.now().uptimeNanoseconds : threadCPUNanoseconds() }
         ComputeThreads.configure(threads)
+        let profiler = NetworkProfiler(model: model, input: randomInput(count: model.inputSize.width * model.inputSize.height * 3))
+        return run(profiler, threads: threads, iterations: iterations, warmup: warmup, profileLayers: profileLayers, clock: clock)
+    }
+
+    /// The same for a BlazeFace detector's network at its 192x192 input (nil for another kind of
+    /// detector). Usage: `LatencyBenchmark.run(faceDetector: try .shared(.blazeFace), threads: 1, iterations: 200)`
+    package static func run(faceDetector model: FaceDetectorModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false,
+                           clock: Clock = .wall) -> Report? {
+        ComputeThreads.configure(threads)
+        guard let shape = NetworkProfiler(faceDetector: model, input: [])?.inputShape,
+              let profiler = NetworkProfiler(faceDetector: model, input: randomInput(count: shape.height * shape.width * shape.channels))
+        else { return nil }
+        return run(profiler, threads: threads, iterations: iterations, warmup: warmup, profileLayers: profileLayers, clock: clock)
+    }
+
+    /// LCG values in [-1, 1): the same input on every run and machine.
+    static func randomInput(count: Int) -> [Float] {
         var random: UInt32 = 12345
-        var input = [Float](repeating: 0, count: model.inputSize.width * model.inputSize.height * 3)
-        for i in input.indices {
+        return (0..<count).map { _ in
             random = random &* 1664525 &+ 1013904223
-            input[i] = Float((random >> 8) & 0xFFFFFF) / 8388608.0 - 1.0
+            return Float((random >> 8) & 0xFFFFFF) / 8388608.0 - 1.0
         }
-        let profiler = NetworkProfiler(model: model, input: input)
+    }
+
+    private static func run(_ profiler: NetworkProfiler, threads: Int, iterations: Int, warmup: Int, profileLayers: Bool, clock: Clock) -> Report {
+        func now() -> UInt64 { clock == .wall ? DispatchTime.now().uptimeNanoseconds : threadCPUNanoseconds() }
         for _ in 0..<warmup { profiler.run() }
 
         var totals: [Double] = []

@@ -40,6 +40,17 @@ struct FacePipelinePartsTests {
         }
         let expected = Self.referenceArea(pixels, stride: shape.w, x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh)
         #expect(maximumAbsoluteDifference(output, expected) < 1e-5)
+
+        // Without the table (BlazeFace's single view): the same sums, so the same floats, bit for bit.
+        var direct = [Float](repeating: .nan, count: output.count)
+        pixels.withUnsafeBufferPointer { source in
+            direct.withUnsafeMutableBufferPointer { out in
+                AreaResampling.resample(source, width: shape.w, height: shape.h, mean: [127.5, 127.5, 127.5], std: [128, 128, 128],
+                                        x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh,
+                                        into: out.baseAddress!)
+            }
+        }
+        #expect(direct == output)
     }
 
     @Test func nonMaximumSuppressionKeepsTheBestOfEachCluster() {

@@ -4,9 +4,10 @@ import Testing
 @testable import Classify
 
 /// The ops BlazeFace added (ResizeBilinear, DepthToSpace, explicit convolution padding through
-/// the graph builder) against the scalar reference, on odd sizes and several seeds. The two
-/// new ops are plain Swift with one implementation (no C kernel), so they have no kernel paths
-/// to compare; the explicit padding of every convolution strategy is compared on every path in
+/// the graph builder) against the scalar reference, on odd sizes and several seeds. The resize
+/// is a C kernel (AVX2 and portable; an AVX-512 CPU runs the AVX2 variant), compared on every
+/// path, alone and with a fused Add; DepthToSpace is plain Swift with one implementation; the
+/// explicit padding of every convolution strategy is compared on every path in
 /// `KernelTests.convolutionMatchesReference`.
 struct BlazeFaceOpTests {
     struct ResizeCase: CustomTestStringConvertible, Sendable {
@@ -32,8 +33,8 @@ struct BlazeFaceOpTests {
         .init(height: 4, width: 4, channels: 1, outHeight: 1, outWidth: 9, alignCorners: true, halfPixelCenters: false, seed: 10),
     ]
 
-    @Test(arguments: resizeCases)
-    func resizeBilinearMatchesTheReference(_ c: ResizeCase) {
+    @Test(arguments: resizeCases, KernelPath.allCases)
+    func resizeBilinearMatchesTheReference(_ c: ResizeCase, path: KernelPath) throws {
         var random = SeededRandom(seed: c.seed)
         let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.channels)
         let input = random.floats(shape.elementCount, in: -4...4)
@@ -43,8 +44,45 @@ struct BlazeFaceOpTests {
         let expected = ReferenceKernels.resizeBilinear(
             input, shape: shape, height: c.outHeight, width: c.outWidth, alignCorners: c.alignCorners, halfPixelCenters: c.halfPixelCenters)
         #expect(operation.outputShape == expected.shape)
-        let output = FaceOpTests.run(operation, input: input, outputCount: expected.shape.elementCount)
-        #expect(maximumAbsoluteDifference(output, expected.values) < 1e-5)
+        // With an Add fused (its other operand, then the activation's clamp), as the pyramid runs it.
+        let skip = random.floats(expected.shape.elementCount, in: -4...4)
+        let fused = try #require(operation.fusingResidual(2, activation: .relu6, output: 3))
+        #expect(fused.inputs == [0, 2] && fused.output == 3 && fused.fusingResidual(4, activation: .none, output: 5) == nil)
+        try KernelPaths.with(path) {
+            let output = FaceOpTests.run(operation, input: input, outputCount: expected.shape.elementCount)
+            #expect(maximumAbsoluteDifference(output, expected.values) < 1e-5)
+            let sum = FaceOpTests.run(fused, inputs: [input, skip], outputCount: expected.shape.elementCount)
+            #expect(maximumAbsoluteDifference(sum, ReferenceKernels.add(expected.values, skip, activation: .relu6)) < 1e-5)
+        }
+    }
+
+    /// The compiler folds an Add of a resized map into the resize, and the graph computes what
+    /// it computed unfused (BlazeFace's pyramid step: upsample a coarse map, add a finer one).
+    @Test func resizeTakesTheFollowingAdd() throws {
+        let coarse = FeatureMapShape(height: 3, width: 5, channels: 6)
+        var random = SeededRandom(seed: 31)
+        let input = random.floats(coarse.elementCount, in: -2...2)
+        let nodes = [
+            Self.node("ResizeBilinear") { $0.size = [6, 10]; $0.halfPixelCenters = true; $0.output = "up" },
+            Self.node("ResizeBilinear") { $0.size = [6, 10]; $0.output = "fine" },
+            Self.node("Add") { $0.inputs = ["up", "fine"]; $0.activation = "relu"; $0.output = "out" },
+        ]
+        let url = Self.safetensors([])
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let weights = try SafeTensorsFile(contentsOf: url)
+        func run(fuse: Bool) throws -> (values: [Float], operations: Int) {
+            let graph = try GraphCompiler.compile(
+                nodes: nodes, input: "image", inputShape: coarse, outputs: ["out"], weights: weights, descriptionFile: "test.json",
+                fuseResiduals: fuse)
+            let workspace = graph.makeWorkspace()
+            graph.pointer(to: graph.input, in: workspace).update(from: input, count: input.count)
+            graph.run(in: workspace)
+            let out = graph.value(named: "out")!
+            return (Array(UnsafeBufferPointer(start: graph.pointer(to: out, in: workspace), count: graph.shapes[out].elementCount)), graph.operations.count)
+        }
+        let fused = try run(fuse: true), plain = try run(fuse: false)
+        #expect(fused.operations == 2 && plain.operations == 3)
+        #expect(maximumAbsoluteDifference(fused.values, plain.values) < 1e-6)
     }
 
     /// Half-pixel 2x upsampling of [0, 1, 2] along one axis, by hand: samples at -0.25, 0.25,

@@ -6,13 +6,21 @@ import Testing
 /// against the scalar reference on odd sizes and several seeds.
 struct FaceOpTests {
     static func run(_ operation: any GraphOperation, input: [Float], outputCount: Int) -> [Float] {
-        let source = UnsafeMutablePointer<Float>.allocate(capacity: max(input.count, 1))
-        source.initialize(from: input, count: input.count)
+        run(operation, inputs: [input], outputCount: outputCount)
+    }
+
+    /// Runs `operation` alone on `inputs` (one array per input value) into a NaN-filled output.
+    static func run(_ operation: any GraphOperation, inputs: [[Float]], outputCount: Int) -> [Float] {
+        let sources = inputs.map { input in
+            let source = UnsafeMutablePointer<Float>.allocate(capacity: max(input.count, 1))
+            source.initialize(from: input, count: input.count)
+            return source
+        }
         let output = UnsafeMutablePointer<Float>.allocate(capacity: outputCount)
         output.initialize(repeating: .nan, count: outputCount)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: max(operation.scratchCount, 16))
-        defer { source.deallocate(); output.deallocate(); scratch.deallocate() }
-        operation.run(inputs: [UnsafePointer(source)], output: output, scratch: scratch)
+        defer { sources.forEach { $0.deallocate() }; output.deallocate(); scratch.deallocate() }
+        operation.run(inputs: sources.map { UnsafePointer($0) }, output: output, scratch: scratch)
         return Array(UnsafeBufferPointer(start: output, count: outputCount))
     }
 

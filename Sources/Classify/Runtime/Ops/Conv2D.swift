@@ -4,7 +4,10 @@ import CClassifyKernels
 /// padding and group count; the weights are repacked once, at load, for the strategy the shape
 /// calls for:
 /// - pointwise (1x1, stride 1, one group): a register-blocked GEMM (`cls_gemm_packed`) reading the
-///   pixel rows in place, weights packed in panels of 16 output channels [Cout/16][Cin][16];
+///   pixel rows in place, weights packed in panels of 16 output channels [Cout/16][Cin][16]; or,
+///   when at least half the weights are zero (BlazeFace's pruned layers), a kernel that multiplies
+///   by the nonzero ones only (`SparsePointwiseWeights`, on the AVX2 and portable paths; the
+///   AVX-512 path keeps the dense GEMM, not measured against it);
 /// - depthwise (groups == channels): a direct kernel vectorized over channels, weights [kH][kW][C];
 /// - direct (one group, not pointwise, and at most `directMaxInputChannels` input channels (the
 ///   RGB stem) or at most `directMaxOutputChannels` output channels (the face detector's small
@@ -46,6 +49,8 @@ struct Conv2DOperation: GraphOperation {
     let residual: Residual?
     /// PReLU slopes applied in the store (direct strategy only); see `fusingPReLU`.
     let slopes: AlignedFloats?
+    /// The nonzero weights of a mostly-zero pointwise convolution, nil for any other.
+    let sparse: SparsePointwiseWeights?
 
     /// - Parameter weights: PyTorch layout [outChannels][inChannels / groups][kernelHeight][kernelWidth].
     init(
@@ -79,6 +84,7 @@ struct Conv2DOperation: GraphOperation {
         self.bias = AlignedFloats(bias)
         self.residual = nil
         self.slopes = nil
+        var sparse: SparsePointwiseWeights?
         outputShape = Self.outputShape(input: inputShape, outChannels: outChannels, kernel: kernel, stride: stride, padding: padding)
         let inPerGroup = inputShape.channels / groups, outPerGroup = outChannels / groups
         let (kh, kw) = kernel
@@ -97,6 +103,7 @@ struct Conv2DOperation: GraphOperation {
             packedWeights = AlignedFloats(count: cls_gemm_packed_count(k, n)) { packed in
                 cls_gemm_pack_weights(weights.baseAddress, k, n, packed)
             }
+            sparse = SparsePointwiseWeights(weights, inChannels: k, outChannels: n)
         } else if groups == 1 && (inputShape.channels <= Self.directMaxInputChannels || outChannels <= Self.directMaxOutputChannels) {
             strategy = .direct
             let count = cls_direct_conv_packed_count(Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels))
@@ -119,6 +126,7 @@ struct Conv2DOperation: GraphOperation {
                 } } } }
             }
         }
+        self.sparse = sparse
     }
 
     private init(fusing base: Conv2DOperation, residual: Residual?, slopes: AlignedFloats?, output: ValueID) {
@@ -137,6 +145,7 @@ struct Conv2DOperation: GraphOperation {
         bias = base.bias
         self.residual = residual
         self.slopes = slopes
+        sparse = base.sparse
     }
 
     /// This convolution with `Add(self, value)` (then `activation`) done in its store, writing
@@ -165,7 +174,11 @@ struct Conv2DOperation: GraphOperation {
     }
 
     var scratchCount: Int {
-        strategy == .im2col ? outputShape.pixelCount * kernel.height * kernel.width * (inputShape.channels / groups) : 0
+        switch strategy {
+        case .im2col: outputShape.pixelCount * kernel.height * kernel.width * (inputShape.channels / groups)
+        case .pointwise: sparse?.scratchCount ?? 0
+        case .depthwise, .direct: 0
+        }
     }
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
@@ -181,6 +194,13 @@ struct Conv2DOperation: GraphOperation {
                 output, Int32(outputShape.height), Int32(outputShape.width), lower, upper)
         case .pointwise:
             let (residualLower, residualUpper) = residual?.activation.clampRange ?? (-.infinity, .infinity)
+            if let sparse, SparsePointwiseWeights.enabled, KernelPath.current != .avx512 {
+                sparse.run(
+                    pixels: outputShape.pixelCount, input: input, bias: bias, lower: lower, upper: upper,
+                    residual: residual == nil ? nil : inputs[1], residualLower: residualLower, residualUpper: residualUpper,
+                    output: output, scratch: scratch, scratchCount: sparse.scratchCount)
+                return
+            }
             cls_gemm_packed(
                 outputShape.pixelCount, outputShape.channels, inputShape.channels, input, inputShape.channels,
                 weights, bias, lower, upper, residual == nil ? nil : inputs[1], residualLower, residualUpper,

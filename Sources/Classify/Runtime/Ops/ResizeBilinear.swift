@@ -1,3 +1,5 @@
+import CClassifyKernels
+
 /// Bilinear resizing of an NHWC map to `outputShape`'s height and width, with TensorFlow's
 /// coordinate conventions (`tf.image.resize` / TFLite `RESIZE_BILINEAR`), which BlazeFace's
 /// feature pyramid uses to upsample by 2:
@@ -7,13 +9,16 @@
 /// The two neighbours are `floor(s)` and `floor(s) + 1`, both clamped into the input, weighted by
 /// `s - floor(s)` (a sample left of the first pixel therefore takes the first pixel's value).
 ///
-/// Per output row and column the source indices and weights are computed once, at load; the
-/// inner loop runs over channels (contiguous in NHWC), which the optimizer vectorizes.
+/// Per output row and column the source indices and weights are computed once, at load; the C
+/// kernel (`cls_resize_bilinear`) resizes each source row along x once, then blends rows along y,
+/// vectorized over the contiguous channels. An `Add` reading only the resized map runs in the
+/// same pass (`fusingResidual`, as BlazeFace's feature pyramid adds each upsampled map to a
+/// finer one).
 struct ResizeBilinearOperation: GraphOperation {
     /// Where an output row (or column) reads: two source indices and the weight of the second.
     struct Taps: Sendable {
-        var lower: [Int]
-        var upper: [Int]
+        var lower: [Int32]
+        var upper: [Int32]
         var fraction: [Float]
     }
 
@@ -24,6 +29,8 @@ struct ResizeBilinearOperation: GraphOperation {
     let outputShape: FeatureMapShape
     let rows: Taps
     let columns: Taps
+    /// The activation of a fused `Add` (whose other operand is `inputs[1]`), nil without one.
+    let residualActivation: Activation?
 
     init(name: String, input: ValueID, output: ValueID, inputShape: FeatureMapShape, height: Int, width: Int, alignCorners: Bool, halfPixelCenters: Bool) {
         self.name = name
@@ -33,7 +40,30 @@ struct ResizeBilinearOperation: GraphOperation {
         outputShape = FeatureMapShape(height: height, width: width, channels: inputShape.channels)
         rows = Self.taps(input: inputShape.height, output: height, alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
         columns = Self.taps(input: inputShape.width, output: width, alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+        residualActivation = nil
     }
+
+    private init(fusing base: ResizeBilinearOperation, residual: ValueID, activation: Activation, output: ValueID) {
+        name = base.name
+        inputs = [base.inputs[0], residual]
+        self.output = output
+        inputShape = base.inputShape
+        outputShape = base.outputShape
+        rows = base.rows
+        columns = base.columns
+        residualActivation = activation
+    }
+
+    /// This resize with an `Add` of `value` (clamped by `activation`) done in its store, writing
+    /// `output`; nil when it already carries one.
+    func fusingResidual(_ value: ValueID, activation: Activation, output: ValueID) -> ResizeBilinearOperation? {
+        guard residualActivation == nil else { return nil }
+        return ResizeBilinearOperation(fusing: self, residual: value, activation: activation, output: output)
+    }
+
+    var kindDescription: String { "ResizeBilinear" + (residualActivation == nil ? "" : " +add") }
+
+    var scratchCount: Int { cls_resize_bilinear_scratch(Int32(outputShape.width), Int32(outputShape.channels)) }
 
     /// The sampling position of each output index along one axis, as TensorFlow computes it
     /// (in float: the scale is `Float`, like TFLite's kernel, so positions match it bit for bit).
@@ -48,29 +78,19 @@ struct ResizeBilinearOperation: GraphOperation {
             let position = sourcePosition(index, input: input, output: output, alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
             let floor = position.rounded(.down)
             let below = Int(floor)
-            taps.lower.append(min(max(below, 0), input - 1))
-            taps.upper.append(min(max(below + 1, 0), input - 1))
+            taps.lower.append(Int32(min(max(below, 0), input - 1)))
+            taps.upper.append(Int32(min(max(below + 1, 0), input - 1)))
             taps.fraction.append(position - floor)
         }
         return taps
     }
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        let source = inputs[0], channels = inputShape.channels, inRow = inputShape.width * channels
-        for y in 0..<outputShape.height {
-            let top = source + rows.lower[y] * inRow, bottom = source + rows.upper[y] * inRow
-            let dy = rows.fraction[y]
-            for x in 0..<outputShape.width {
-                let left = columns.lower[x] * channels, right = columns.upper[x] * channels
-                let dx = columns.fraction[x]
-                let target = output + (y * outputShape.width + x) * channels
-                for c in 0..<channels {
-                    let upper = top[left + c] + (top[right + c] - top[left + c]) * dx
-                    let lower = bottom[left + c] + (bottom[right + c] - bottom[left + c]) * dx
-                    target[c] = upper + (lower - upper) * dy
-                }
-            }
-        }
+        let (lower, upper) = residualActivation?.clampRange ?? (-.infinity, .infinity)
+        cls_resize_bilinear(
+            inputs[0], Int32(inputShape.width), Int32(inputShape.channels), Int32(outputShape.height), Int32(outputShape.width),
+            rows.lower, rows.upper, rows.fraction, columns.lower, columns.upper, columns.fraction,
+            residualActivation == nil ? nil : inputs[1], lower, upper, scratch, output)
     }
 }
 

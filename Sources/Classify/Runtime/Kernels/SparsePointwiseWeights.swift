@@ -1,0 +1,72 @@
+import CClassifyKernels
+import Foundation
+
+/// A pointwise convolution's nonzero weights, output channel by output channel, for
+/// `cls_sparse_pointwise`: MediaPipe's BlazeFace ships with 70% of every 1x1 convolution's
+/// weights pruned to zero, and skipping them does a third of the multiply-adds.
+///
+/// Made at load only for weights at least `minimumZeroFraction` zero; immutable and shared.
+///
+/// Usage: `if let sparse = SparsePointwiseWeights(weights, inChannels: 32, outChannels: 64) { ... }`
+struct SparsePointwiseWeights: Sendable {
+    /// Output channel o's nonzeros are `rowStart[o] ..< rowStart[o + 1]`.
+    let rowStart: AlignedArray<Int32>
+    /// Where each nonzero's input channel lies in the kernel's transposed tile.
+    let offsets: AlignedArray<Int32>
+    let values: AlignedFloats
+    let inChannels: Int
+    let outChannels: Int
+
+    /// Below this share of zeros the dense GEMM is faster (it runs near the FMA peak; the sparse
+    /// kernel pays for two transposes per tile and loads per nonzero).
+    static let minimumZeroFraction = 0.5
+
+    /// False when the environment says `CLASSIFY_SPARSE=off`: every pointwise convolution then
+    /// runs the dense GEMM, to measure what the sparse kernel gains
+    /// (`CLASSIFY_SPARSE=off classify-bench face-network`).
+    static let enabled = ProcessInfo.processInfo.environment["CLASSIFY_SPARSE"] != "off"
+
+    /// Floats of scratch for up to `maximumTasks` threads.
+    static let maximumTasks = 2
+
+    /// - Parameter weights: PyTorch layout [outChannels][inChannels]. Nil when too few are zero.
+    init?(_ weights: UnsafeBufferPointer<Float>, inChannels: Int, outChannels: Int) {
+        precondition(weights.count >= inChannels * outChannels)
+        let nonzero = weights.prefix(inChannels * outChannels).reduce(0) { $1 != 0 ? $0 + 1 : $0 }
+        guard inChannels * outChannels > 0,
+            Double(inChannels * outChannels - nonzero) >= Self.minimumZeroFraction * Double(inChannels * outChannels)
+        else { return nil }
+        var starts: [Int32] = [0], indices: [Int32] = [], values: [Float] = []
+        indices.reserveCapacity(nonzero)
+        values.reserveCapacity(nonzero)
+        for o in 0..<outChannels {
+            for i in 0..<inChannels where weights[o * inChannels + i] != 0 {
+                indices.append(Int32(i))
+                values.append(weights[o * inChannels + i])
+            }
+            starts.append(Int32(values.count))
+        }
+        rowStart = AlignedArray(starts)
+        offsets = AlignedArray(count: indices.count) { offsets in
+            indices.withUnsafeBufferPointer { cls_sparse_pointwise_offsets($0.baseAddress, $0.count, offsets) }
+        }
+        self.values = AlignedFloats(values)
+        self.inChannels = inChannels
+        self.outChannels = outChannels
+    }
+
+    /// Floats of scratch `run` needs.
+    var scratchCount: Int { Self.maximumTasks * cls_sparse_pointwise_scratch(Int32(inChannels), Int32(outChannels)) }
+
+    /// The convolution over `pixels` rows of `input` into `output` (NHWC, rows packed), clamped
+    /// to `lower ... upper`, with an optional residual added and clamped after.
+    func run(
+        pixels: Int, input: UnsafePointer<Float>, bias: UnsafePointer<Float>?, lower: Float, upper: Float,
+        residual: UnsafePointer<Float>?, residualLower: Float, residualUpper: Float, output: UnsafeMutablePointer<Float>,
+        scratch: UnsafeMutablePointer<Float>, scratchCount: Int
+    ) {
+        cls_sparse_pointwise(
+            pixels, Int32(outChannels), Int32(inChannels), input, rowStart.base, offsets.base, values.base, bias,
+            lower, upper, residual, residualLower, residualUpper, output, scratch, scratchCount)
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Classify
+import ClassifyBenchmarks
+import Foundation
+
+/// `classify-bench face-network`: BlazeFace's network alone, on a fixed input, whole and per op.
+struct FaceNetworkBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "face-network",
+        abstract: "Measure BlazeFace's network alone, whole and per op.",
+        discussion: """
+            Runs the face detector's network (Models/blazeface) on a fixed
+            192x192 input and prints its median, p90 and minimum latency and,
+            with --layers, each op's. The letterbox, decoding and suppression
+            around it are in `classify-bench faces --detector blazeFace`.
+
+            Example:
+              classify-bench face-network --iterations 300 --layers --clock thread
+              classify-bench face-network --kernels avx2
+            """)
+
+    @Option(help: "Compute threads for one inference.") var threads = 1
+    @Option(help: "Timed iterations.") var iterations = 200
+    @Flag(help: "Also time each op and print the profile.") var layers = false
+    @Option(help: "Kernel path: avx512, avx2 or portable (default: the best this CPU has).") var kernels: String?
+    @Option(help: "What to time: wall, or thread (the calling thread's CPU time).") var clock = "wall"
+
+    func validate() throws {
+        guard threads >= 1, iterations >= 1 else { throw ValidationError("--threads and --iterations must be at least 1") }
+        if let kernels, KernelPath(rawValue: kernels) == nil { throw ValidationError("--kernels must be avx512, avx2 or portable, not '\(kernels)'") }
+        if LatencyBenchmark.Clock(rawValue: clock) == nil { throw ValidationError("--clock must be wall or thread, not '\(clock)'") }
+    }
+
+    func run() throws {
+        if let kernels, let path = KernelPath(rawValue: kernels) {
+            guard path <= KernelPath.best else {
+                throw ValidationError("--kernels \(kernels): this CPU lacks \(path.requirement) (best here: \(KernelPath.best.rawValue))")
+            }
+            KernelPath.select(path)
+        }
+        let model = try FaceDetectorModel.shared(.blazeFace)
+        guard let report = LatencyBenchmark.run(faceDetector: model, threads: threads, iterations: iterations, profileLayers: layers,
+                                                clock: LatencyBenchmark.Clock(rawValue: clock) ?? .wall)
+        else { throw ValidationError("\(model.directory.path) is not a BlazeFace model") }
+        print(String(format: "BlazeFace network, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.3f ms, p90 %.3f ms, min %.3f ms",
+                     KernelPath.current.rawValue as NSString, report.threads, report.iterations, clock as NSString,
+                     report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds))
+        for layer in report.layers ?? [] {
+            print(String(format: "%-32@ %-28@ %-12@ %7.3f ms (min %.3f)", layer.name as NSString, layer.kind as NSString,
+                         layer.outputShape as NSString, layer.medianMilliseconds, layer.minimumMilliseconds))
+        }
+    }
+}
