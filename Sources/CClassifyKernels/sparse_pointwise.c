@@ -11,8 +11,7 @@
 // inference does in NCHW): a tile of 32 pixels is transposed to [in channel][32 pixels] in
 // scratch, then each output channel is its bias plus, for each of its nonzero weights, the
 // weight times one row of that tile (four vectors); the 32 x n results are transposed back into
-// the NHWC output, with the residual added in the same store. Two nonzeros are taken per step
-// into separate accumulators, so eight FMA chains are in flight.
+// the NHWC output, with the residual added in the same store.
 
 enum { SP_TILE = 32 };
 
@@ -66,39 +65,61 @@ CLS_INLINE void sp_load_tile(const sp_job *j, const float *a, int rows, float *a
         for (int p = 0; p < SP_TILE; p++) at[(size_t)i * SP_TILE + p] = p < rows ? a[(size_t)p * k + i] : 0.0f;
 }
 
+// acc[v] += value * at[offset + 8v] for the nonzeros q0 ..< q1 of one output channel.
+CLS_INLINE void sp_accumulate(const sp_job *j, const int vectors, const float *at, int q0, int q1, v8 *acc) {
+    for (int q = q0; q < q1; q++) {
+        const float *x = at + j->offset[q];
+        const v8 w = V8_SPLAT(j->value[q]);
+        for (int v = 0; v < 4; v++)
+            if (v < vectors) acc[v] += w * V8_LOAD(x + 8 * v);
+    }
+}
+
 // ct[o * SP_TILE + p] = clamp(bias[o] + sum over o's nonzeros of value * at[index][p]), for the
 // first `vectors` groups of 8 pixels (a tile's last pixels need fewer: 6x6 = 36 pixels is one
-// full tile and one vector, not two full tiles).
-CLS_INLINE void sp_multiply(const sp_job *j, const int vectors, const float *at, float *ct) {
-    const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper), zero = V8_SPLAT(0.0f);
-    for (int o = 0; o < j->n; o++) {
-        const v8 b = V8_SPLAT(j->bias ? j->bias[o] : 0.0f);
-        v8 acc[4], odd[4];
+// full tile and one vector, not two full tiles). Two output channels run side by side, so eight
+// FMA chains are in flight for the nonzeros they both have, then each finishes alone; the clamp
+// is left out when there is none (`clamp` 0: BlazeFace's 1x1 convolutions before their Add).
+CLS_INLINE void sp_multiply(const sp_job *j, const int vectors, const int clamp, const float *at, float *ct) {
+    const v8 lo = V8_SPLAT(j->lower), hi = V8_SPLAT(j->upper);
+    int o = 0;
+    for (; o + 2 <= j->n; o += 2) {
+        v8 a[4], b[4];
+        const v8 bias_a = V8_SPLAT(j->bias ? j->bias[o] : 0.0f), bias_b = V8_SPLAT(j->bias ? j->bias[o + 1] : 0.0f);
         for (int v = 0; v < 4; v++) {
-            acc[v] = b;
-            odd[v] = zero;
+            a[v] = bias_a;
+            b[v] = bias_b;
         }
-        int q = j->row_start[o];
-        const int end = j->row_start[o + 1];
-        for (; q + 2 <= end; q += 2) {
-            const float *x = at + j->offset[q], *y = at + j->offset[q + 1];
-            const v8 w = V8_SPLAT(j->value[q]), u = V8_SPLAT(j->value[q + 1]);
+        int qa = j->row_start[o], qb = j->row_start[o + 1];
+        const int ea = j->row_start[o + 1], eb = j->row_start[o + 2];
+        for (; qa < ea && qb < eb; qa++, qb++) {
+            const float *x = at + j->offset[qa], *y = at + j->offset[qb];
+            const v8 w = V8_SPLAT(j->value[qa]), u = V8_SPLAT(j->value[qb]);
             for (int v = 0; v < 4; v++) {
                 if (v < vectors) {
-                    acc[v] += w * V8_LOAD(x + 8 * v);
-                    odd[v] += u * V8_LOAD(y + 8 * v);
+                    a[v] += w * V8_LOAD(x + 8 * v);
+                    b[v] += u * V8_LOAD(y + 8 * v);
                 }
             }
         }
-        if (q < end) {
-            const float *x = at + j->offset[q];
-            const v8 w = V8_SPLAT(j->value[q]);
-            for (int v = 0; v < 4; v++)
-                if (v < vectors) acc[v] += w * V8_LOAD(x + 8 * v);
+        sp_accumulate(j, vectors, at, qa, ea, a);
+        sp_accumulate(j, vectors, at, qb, eb, b);
+        float *out = ct + (size_t)o * SP_TILE;
+        for (int v = 0; v < 4; v++) {
+            if (v < vectors) {
+                V8_STORE(out + 8 * v, clamp ? V8_CLAMP(a[v], lo, hi) : a[v]);
+                V8_STORE(out + SP_TILE + 8 * v, clamp ? V8_CLAMP(b[v], lo, hi) : b[v]);
+            }
         }
+    }
+    if (o < j->n) {
+        v8 a[4];
+        const v8 bias_a = V8_SPLAT(j->bias ? j->bias[o] : 0.0f);
+        for (int v = 0; v < 4; v++) a[v] = bias_a;
+        sp_accumulate(j, vectors, at, j->row_start[o], j->row_start[o + 1], a);
         float *out = ct + (size_t)o * SP_TILE;
         for (int v = 0; v < 4; v++)
-            if (v < vectors) V8_STORE(out + 8 * v, V8_CLAMP(acc[v] + odd[v], lo, hi));
+            if (v < vectors) V8_STORE(out + 8 * v, clamp ? V8_CLAMP(a[v], lo, hi) : a[v]);
     }
 }
 
@@ -144,11 +165,16 @@ CLS_INLINE void sp_task_body(const sp_job *j, int task) {
         const size_t p0 = tile * SP_TILE;
         const int rows = j->m - p0 < SP_TILE ? (int)(j->m - p0) : SP_TILE;
         sp_load_tile(j, j->a + p0 * (size_t)j->k, rows, at);
-        switch ((rows + 7) / 8) {
-        case 4: sp_multiply(j, 4, at, ct); break;
-        case 3: sp_multiply(j, 3, at, ct); break;
-        case 2: sp_multiply(j, 2, at, ct); break;
-        default: sp_multiply(j, 1, at, ct); break;
+        const int clamp = j->lower != -__builtin_inff() || j->upper != __builtin_inff();
+        switch ((rows + 7) / 8 + (clamp ? 4 : 0)) {
+        case 4: sp_multiply(j, 4, 0, at, ct); break;
+        case 3: sp_multiply(j, 3, 0, at, ct); break;
+        case 2: sp_multiply(j, 2, 0, at, ct); break;
+        case 1: sp_multiply(j, 1, 0, at, ct); break;
+        case 8: sp_multiply(j, 4, 1, at, ct); break;
+        case 7: sp_multiply(j, 3, 1, at, ct); break;
+        case 6: sp_multiply(j, 2, 1, at, ct); break;
+        default: sp_multiply(j, 1, 1, at, ct); break;
         }
         sp_store_tile(j, ct, rows, j->c + p0 * (size_t)j->n, j->residual ? j->residual + p0 * (size_t)j->n : 0);
     }
