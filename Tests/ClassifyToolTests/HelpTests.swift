@@ -12,7 +12,7 @@ import Testing
 @Suite struct HelpTests {
     static let commands = ["", "classify", "faces", "index", "search", "show", "tag", "export", "stats", "labels", "calibrate", "evaluate", "bench", "similar", "duplicates", "serve", "copy", "people"]
     /// classify-bench's subcommands, pinned in Help/classify-bench/.
-    static let benchCommands = ["", "index", "similar", "writers", "faces", "face-recall", "stages", "places", "people"]
+    static let benchCommands = ["", "index", "similar", "writers", "faces", "face-recall", "face-network", "stages", "places", "people"]
     static let directory = Tool.packageRoot.appending(path: "Tests/ClassifyToolTests/Help")
 
     @Test(arguments: commands)
