@@ -69,6 +69,21 @@ struct SparsePointwiseTests {
         if c.residual != nil { #expect(maximumAbsoluteDifference(try run(inPlace: true), expected) < tolerance) }
     }
 
+    /// The threshold is exact: half the weights zero (odd and even counts) is sparse, one zero
+    /// fewer is dense.
+    @Test(arguments: [(3, 5), (4, 6), (1, 1), (7, 9)])
+    func halfZeroIsTheThreshold(inChannels: Int, outChannels: Int) {
+        let count = inChannels * outChannels
+        func sparse(zeros: Int) -> SparsePointwiseWeights? {
+            let weights = (0..<count).map { $0 < zeros ? Float(0) : Float($0 + 1) }
+            return weights.withUnsafeBufferPointer { SparsePointwiseWeights($0, inChannels: inChannels, outChannels: outChannels) }
+        }
+        let half = (count + 1) / 2
+        #expect(sparse(zeros: half)?.values.count == count - half)
+        #expect(sparse(zeros: half - 1) == nil)
+        #expect(sparse(zeros: count)?.values.count == 0)
+    }
+
     /// Weights less than half zero stay dense; at half or more the convolution carries the sparse
     /// form and computes what the dense GEMM computes.
     @Test(arguments: KernelPath.allCases)

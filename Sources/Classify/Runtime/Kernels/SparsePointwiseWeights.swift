@@ -31,11 +31,17 @@ struct SparsePointwiseWeights: Sendable {
 
     /// - Parameter weights: PyTorch layout [outChannels][inChannels]. Nil when too few are zero.
     init?(_ weights: UnsafeBufferPointer<Float>, inChannels: Int, outChannels: Int) {
-        precondition(weights.count >= inChannels * outChannels)
-        let nonzero = weights.prefix(inChannels * outChannels).reduce(0) { $1 != 0 ? $0 + 1 : $0 }
-        guard inChannels * outChannels > 0,
-            Double(inChannels * outChannels - nonzero) >= Self.minimumZeroFraction * Double(inChannels * outChannels)
-        else { return nil }
+        let count = inChannels * outChannels
+        precondition(weights.count >= count)
+        guard count > 0 else { return nil }
+        // Dense layers (every EfficientNet and dlib convolution) stop counting as soon as they
+        // have too many nonzeros, so loading them costs no full pass.
+        let allowedNonzeros = Int((1 - Self.minimumZeroFraction) * Double(count))
+        var nonzero = 0
+        for weight in weights.prefix(count) where weight != 0 {
+            nonzero += 1
+            if nonzero > allowedNonzeros { return nil }
+        }
         var starts: [Int32] = [0], indices: [Int32] = [], values: [Float] = []
         indices.reserveCapacity(nonzero)
         values.reserveCapacity(nonzero)
