@@ -19,6 +19,25 @@
 
 
 
+// Channels [c, c + n) of one output pixel, n < 8, for dw_pixel.
+CLS_INLINE void dw_pixel_narrow(const dw_job *j, int iy0, int ix0, int ky_lo, int ky_hi, int kx_lo, int kx_hi, int c,
+                                const int n, float *out) {
+    const int C = j->channels, KW = j->kernel_w;
+    float acc[8];
+    for (int k = 0; k < n; k++) acc[k] = j->bias[c + k];
+    for (int ky = ky_lo; ky < ky_hi; ky++) {
+        for (int kx = kx_lo; kx < kx_hi; kx++) {
+            const float *in = j->input + ((size_t)(iy0 + ky) * j->in_w + (ix0 + kx)) * C + c;
+            const float *w = j->weights + (size_t)(ky * KW + kx) * C + c;
+            for (int k = 0; k < n; k++) acc[k] += in[k] * w[k];
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        float a = acc[k] < j->lower ? j->lower : acc[k];
+        out[c + k] = a > j->upper ? j->upper : a;
+    }
+}
+
 // One output pixel, channels [c0, c1), every tap checked against the input bounds.
 CLS_INLINE void dw_pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
     const int C = j->channels, KW = j->kernel_w;
@@ -56,17 +75,11 @@ CLS_INLINE void dw_pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
         }
         V8_STORE(out + c, V8_CLAMP(a0, lo, hi));
     }
-    for (; c < c1; c++) {
-        float a = j->bias[c];
-        for (int ky = ky_lo; ky < ky_hi; ky++) {
-            for (int kx = kx_lo; kx < kx_hi; kx++) {
-                a += j->input[((size_t)(iy0 + ky) * j->in_w + (ix0 + kx)) * C + c] *
-                     j->weights[(size_t)(ky * KW + kx) * C + c];
-            }
-        }
-        a = a < j->lower ? j->lower : a;
-        out[c] = a > j->upper ? j->upper : a;
-    }
+    // The last 1-7 channels (all of them in a map of fewer than 8, like BlazeFace's 4-channel
+    // score head): taps outer, so each tap's addresses are worked out once for the channels;
+    // four channels with the count a constant, so they become one 4-float vector.
+    if (c1 - c == 4) dw_pixel_narrow(j, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, c, 4, out);
+    else if (c < c1) dw_pixel_narrow(j, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, c, c1 - c, out);
 }
 
 // Interior tile: T output pixels (ox...ox+T-1) x V vectors of channels starting at c.

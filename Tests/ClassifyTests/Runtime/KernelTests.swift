@@ -53,6 +53,9 @@ struct KernelTests {
         .init(height: 9, width: 3, inChannels: 20, outChannels: 20, kernel: 3, stride: 1, groups: 20, same: true, activation: .relu6, seed: 65),
         .init(height: 9, width: 127, inChannels: 40, outChannels: 40, kernel: 5, stride: 1, groups: 40, same: true, activation: .relu6, seed: 66),
         .init(height: 11, width: 5, inChannels: 17, outChannels: 17, kernel: 5, stride: 2, groups: 17, same: true, activation: .none, seed: 67),
+        // fewer than 8 channels (BlazeFace's 4-channel score head, 3x3/2)
+        .init(height: 10, width: 13, inChannels: 4, outChannels: 4, kernel: 3, stride: 2, groups: 4, same: true, activation: .none, seed: 68),
+        .init(height: 9, width: 6, inChannels: 3, outChannels: 3, kernel: 5, stride: 1, groups: 3, same: true, activation: .relu6, seed: 69),
         // direct (few input channels): the stem's shape, odd sizes, valid padding, Cout not a multiple of 8
         .init(height: 13, width: 13, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 8),
         .init(height: 127, width: 7, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 21),
