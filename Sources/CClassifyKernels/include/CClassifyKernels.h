@@ -74,6 +74,17 @@ void cls_resize_bilinear(const float *input, int in_w, int channels, int out_h, 
                          const float *col_fraction, const float *residual, float lower, float upper, float *scratch,
                          float *output);
 
+/// Area resampling (adaptive average pooling) of the region x0 ..< x0 + w, y0 ..< y0 + h of an
+/// RGB image (`image_width` pixels of 3 bytes per row) to out_h x out_w x 3 floats, each
+/// (mean of its window - mean[c]) * scale[c]; output rows start `row_stride` floats apart.
+/// Output row i averages source rows floor(i * h / out_h) ..< ceil((i + 1) * h / out_h), columns
+/// likewise. Scratch: cls_area_resample_scratch_bytes(w, out_w) bytes, 4-byte aligned. Exact
+/// integer sums, no fused multiply-add.
+void cls_area_resample_rgb8(const uint8_t *pixels, int image_width, int x0, int y0, int w, int h, int out_w, int out_h,
+                            const float *mean, const float *scale, float *output, size_t row_stride, void *scratch);
+/// Bytes of scratch cls_area_resample_rgb8 needs for a region w pixels wide resampled to out_w.
+size_t cls_area_resample_scratch_bytes(int w, int out_w);
+
 /// Threads the kernels may use for one call (at least 1). With 1, no worker thread exists; with
 /// n > 1, n - 1 persistent workers spin briefly between kernels, then sleep.
 void cls_threads_configure(int count);

@@ -1,3 +1,5 @@
+import CClassifyKernels
+
 /// Area resampling of regions of one 8-bit RGB image to float NHWC tensors, normalized as
 /// `(value - mean) / std`: PyTorch's `interpolate(mode="area")`, which is adaptive average
 /// pooling. Output row i averages source rows `floor(i * h / oh) ..< ceil((i + 1) * h / oh)`
@@ -88,9 +90,10 @@ final class AreaResampling {
 
     /// The same resampling of one region without a table, for an image resampled once (one view
     /// of BlazeFace): each output row adds its window's source rows into a row of per-column
-    /// sums, and each output pixel adds its window's columns of that row. The integer sums are
-    /// the table's, so the output is identical; the work is about one pass over the region
-    /// instead of building a table over the whole image and reading it back.
+    /// sums, and each output pixel adds its window's columns of that row (`cls_area_resample_rgb8`,
+    /// vectorized). The integer sums are the table's and the normalization is the same arithmetic,
+    /// so the output is identical; the work is about one pass over the region instead of building
+    /// a table over the whole image and reading it back.
     ///
     /// Usage: `AreaResampling.resample(pixels, width: w, height: h, mean: m, std: s, x0: 0, y0: 0, width: w, height: h, outWidth: 192, outHeight: 144, into: out)`
     static func resample(
@@ -100,38 +103,16 @@ final class AreaResampling {
     ) {
         precondition(pixels.count >= imageWidth * imageHeight * 3)
         precondition(x0 >= 0 && y0 >= 0 && w > 0 && h > 0 && x0 + w <= imageWidth && y0 + h <= imageHeight)
+        precondition(outWidth > 0 && outHeight > 0)
         let rowStride = rowStride ?? outWidth * 3
         precondition(rowStride >= outWidth * 3)
-        let mean = (mean[0], mean[1], mean[2]), scale = (1 / std[0], 1 / std[1], 1 / std[2])
-        let source = pixels.baseAddress!
-        let sums = UnsafeMutablePointer<UInt32>.allocate(capacity: w * 3)
-        defer { sums.deallocate() }
-        var columns = [(left: Int, right: Int, inverse: Float)]()
-        columns.reserveCapacity(outWidth)
-        for ox in 0..<outWidth {
-            let window = Self.window(ox, source: w, output: outWidth)
-            columns.append((window.lowerBound, window.upperBound, 1 / Float(window.count)))
-        }
-        columns.withUnsafeBufferPointer { columns in
-            for oy in 0..<outHeight {
-                let window = Self.window(oy, source: h, output: outHeight)
-                sums.update(repeating: 0, count: w * 3)
-                for y in window {
-                    let line = source + ((y0 + y) * imageWidth + x0) * 3
-                    for i in 0..<(w * 3) { sums[i] &+= UInt32(line[i]) }
-                }
-                let inverseRows = 1 / Float(window.count)
-                var out = output + oy * rowStride
-                for column in columns {
-                    var red: UInt32 = 0, green: UInt32 = 0, blue: UInt32 = 0
-                    for x in column.left..<column.right {
-                        red &+= sums[x * 3]; green &+= sums[x * 3 + 1]; blue &+= sums[x * 3 + 2]
-                    }
-                    Self.store((red, green, blue), inverse: inverseRows * column.inverse, mean: mean, scale: scale, at: out)
-                    out += 3
-                }
-            }
-        }
+        let mean = [mean[0], mean[1], mean[2]], scale = [1 / std[0], 1 / std[1], 1 / std[2]]
+        let scratch = UnsafeMutableRawPointer.allocate(
+            byteCount: cls_area_resample_scratch_bytes(Int32(w), Int32(outWidth)), alignment: MemoryLayout<UInt32>.alignment)
+        defer { scratch.deallocate() }
+        cls_area_resample_rgb8(
+            pixels.baseAddress!, Int32(imageWidth), Int32(x0), Int32(y0), Int32(w), Int32(h), Int32(outWidth), Int32(outHeight),
+            mean, scale, output, rowStride, scratch)
     }
 
     /// One output pixel from its window's sums: the mean, normalized.

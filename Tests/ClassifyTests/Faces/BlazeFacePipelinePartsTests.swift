@@ -67,18 +67,20 @@ struct BlazeFacePipelinePartsTests {
     }
 
     /// A whole image letterboxed without the summed-area table gets the same input, bit for bit,
-    /// in both orientations and at sizes the network input does not divide.
-    @Test(arguments: [(640, 480, UInt64(1)), (333, 517, 2), (191, 7, 3), (1, 1, 4), (500, 375, 5)])
-    func letterboxWithoutTableMatchesTheTable(image: (width: Int, height: Int, seed: UInt64)) {
+    /// in both orientations and at sizes the network input does not divide, on every kernel path.
+    @Test(arguments: [(640, 480, UInt64(1)), (333, 517, 2), (191, 7, 3), (1, 1, 4), (500, 375, 5), (2000, 9, 6)], KernelPath.allCases)
+    func letterboxWithoutTableMatchesTheTable(image: (width: Int, height: Int, seed: UInt64), path: KernelPath) throws {
         var random = SeededRandom(seed: image.seed)
         let pixels = random.bytes(image.width * image.height * 3)
         let box = Letterbox(imageWidth: image.width, imageHeight: image.height, side: 192)
         let mean: [Float] = [127.5, 127.5, 127.5], std: [Float] = [127.5, 127.5, 127.5]
         var viaTable = [Float](repeating: .nan, count: 192 * 192 * 3), direct = viaTable
-        pixels.withUnsafeBufferPointer { pixels in
+        try pixels.withUnsafeBufferPointer { pixels in
             let resampling = AreaResampling(pixels, width: image.width, height: image.height, mean: mean, std: std)
             viaTable.withUnsafeMutableBufferPointer { box.fill(from: resampling, border: (-1, -1, -1), into: $0.baseAddress!) }
-            direct.withUnsafeMutableBufferPointer { box.fill(from: pixels, mean: mean, std: std, border: (-1, -1, -1), into: $0.baseAddress!) }
+            try KernelPaths.with(path) {
+                direct.withUnsafeMutableBufferPointer { box.fill(from: pixels, mean: mean, std: std, border: (-1, -1, -1), into: $0.baseAddress!) }
+            }
         }
         #expect(direct == viaTable)
     }

@@ -28,7 +28,7 @@ struct FacePipelinePartsTests {
         (37, 29, 0, 0, 37, 29, 24, 24, UInt64(1)), (37, 29, 3, 5, 11, 7, 24, 24, 2), (100, 80, 10, 20, 61, 47, 48, 48, 3),
         (13, 13, 0, 0, 13, 13, 13, 13, 4), (50, 40, 0, 0, 50, 40, 36, 29, 5), (9, 7, 4, 2, 1, 1, 24, 24, 6), (64, 48, 0, 0, 64, 48, 45, 34, 7),
     ])
-    func areaResamplingMatchesTheRectangleMean(shape: (w: Int, h: Int, x0: Int, y0: Int, cw: Int, ch: Int, ow: Int, oh: Int, seed: UInt64)) {
+    func areaResamplingMatchesTheRectangleMean(shape: (w: Int, h: Int, x0: Int, y0: Int, cw: Int, ch: Int, ow: Int, oh: Int, seed: UInt64)) throws {
         var random = SeededRandom(seed: shape.seed)
         let pixels = random.bytes(shape.w * shape.h * 3)
         var output = [Float](repeating: .nan, count: shape.ow * shape.oh * 3)
@@ -41,16 +41,21 @@ struct FacePipelinePartsTests {
         let expected = Self.referenceArea(pixels, stride: shape.w, x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh)
         #expect(maximumAbsoluteDifference(output, expected) < 1e-5)
 
-        // Without the table (BlazeFace's single view): the same sums, so the same floats, bit for bit.
-        var direct = [Float](repeating: .nan, count: output.count)
-        pixels.withUnsafeBufferPointer { source in
-            direct.withUnsafeMutableBufferPointer { out in
-                AreaResampling.resample(source, width: shape.w, height: shape.h, mean: [127.5, 127.5, 127.5], std: [128, 128, 128],
-                                        x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh,
-                                        into: out.baseAddress!)
+        // Without the table (BlazeFace's single view, a C kernel): the same sums, so the same
+        // floats, bit for bit, on every kernel path this CPU has.
+        for path in KernelPath.allCases where path <= KernelPath.best {
+            var direct = [Float](repeating: .nan, count: output.count)
+            try KernelPaths.with(path) {
+                pixels.withUnsafeBufferPointer { source in
+                    direct.withUnsafeMutableBufferPointer { out in
+                        AreaResampling.resample(source, width: shape.w, height: shape.h, mean: [127.5, 127.5, 127.5], std: [128, 128, 128],
+                                                x0: shape.x0, y0: shape.y0, width: shape.cw, height: shape.ch, outWidth: shape.ow, outHeight: shape.oh,
+                                                into: out.baseAddress!)
+                    }
+                }
             }
+            #expect(direct == output, "\(path)")
         }
-        #expect(direct == output)
     }
 
     @Test func nonMaximumSuppressionKeepsTheBestOfEachCluster() {

@@ -21,7 +21,7 @@ struct SparsePointwiseTests {
         .init(pixels: 9216, inChannels: 8, outChannels: 32, zeros: 0.7, activation: .none, residual: .relu, seed: 3),
         .init(pixels: 1, inChannels: 3, outChannels: 5, zeros: 0.6, activation: .relu6, residual: nil, seed: 4),
         .init(pixels: 33, inChannels: 13, outChannels: 7, zeros: 0.5, activation: .relu, residual: .relu6, seed: 5),
-        .init(pixels: 31, inChannels: 16, outChannels: 24, zeros: 0.9, activation: .none, residual: .none, seed: 6),
+        .init(pixels: 31, inChannels: 16, outChannels: 24, zeros: 0.9, activation: .none, residual: Activation.none, seed: 6),
         .init(pixels: 97, inChannels: 64, outChannels: 9, zeros: 0.7, activation: .relu, residual: nil, seed: 7),
         .init(pixels: 64, inChannels: 40, outChannels: 16, zeros: 1.0, activation: .none, residual: .relu, seed: 8),
     ]
