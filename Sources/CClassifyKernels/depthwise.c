@@ -17,8 +17,6 @@
 // channel blocks are ordered differs for 3x3 and 5x5 windows (see dw_rows). The AVX-512 variant
 // (depthwise_avx512.c) takes the same job and split.
 
-
-
 // Channels [c, c + n) of one output pixel, n < 8, for dw_pixel.
 CLS_INLINE void dw_pixel_narrow(const dw_job *j, int iy0, int ix0, int ky_lo, int ky_hi, int kx_lo, int kx_hi, int c,
                                 const int n, float *out) {
