@@ -54,7 +54,8 @@ public struct LibraryIndexer: Sendable {
         public var planChunkSize = 256
         /// Leases, patience with server faults, abandoned claims, SQLite's batches.
         public var settings = RunSettings()
-        /// How often an idle worker looks at the queue again.
+        /// How often an idle worker looks at the queue again while the walk goes on (it also looks
+        /// as soon as the walk queues files or ends; the poll is for files other indexers queue).
         public var pollInterval: Duration = .milliseconds(200)
         /// Called (from the walk) with each file passed over as not an image: no image extension
         /// and no image signature. ``Report/skippedNonImages`` counts them either way.
@@ -362,12 +363,14 @@ private struct Pass: Sendable {
         let worker = run.makeWorker()
         do {
             while !Task.isCancelled {
+                // Read before the claim: files the walk queues after the claim looked wake the wait below.
+                let generation = scan.generation
                 let claims = try await worker.claim(limit: claimSize)
                 if claims.isEmpty {
                     let snapshot = scan.snapshot()
                     if !snapshot.complete {
                         if snapshot.error != nil { break }
-                        try? await Task.sleep(for: options.pollInterval)
+                        await scan.waitForUpdate(after: generation, timeout: options.pollInterval)
                         continue
                     }
                     let (left, soonest) = try await worker.remaining()
