@@ -148,9 +148,13 @@ struct IndexCommand: AsyncParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         if database.given == nil { Terminal.note("index: \(database.displayLocation)") }
+        // The face detectors and the places file load beside the classifier's network.
+        let thorough = faces == .thorough, wantsMetadata = metadata
+        async let detectors = (try Self.faceDetector(if: facesWanted), try Self.faceDetector(if: facesWanted && thorough, kind: .mtcnn))
+        async let metadataReader = wantsMetadata ? PhotoMetadataReader.shared : nil
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let faceDetector = try Self.faceDetector(if: facesWanted)
-        let thoroughFaceDetector = try Self.faceDetector(if: facesWanted && faces == .thorough, kind: .mtcnn)
+        let (faceDetector, thoroughFaceDetector) = try await detectors
+        let metadata = await metadataReader
         // Loaded with the first face that needs describing (most runs find none).
         let faceRecognizer = facesWanted ? OnDemandRecognizer { try FaceRecognizer.shared() } : nil
         var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
@@ -177,7 +181,7 @@ struct IndexCommand: AsyncParsableCommand {
             Task {
                 try await indexer.run(
                     options, classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector,
-                    faceRecognizer: faceRecognizer, metadata: metadata ? .shared : nil
+                    faceRecognizer: faceRecognizer, metadata: metadata
                 ) {
                     display.update($0)
                 }
