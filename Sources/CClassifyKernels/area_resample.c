@@ -4,7 +4,8 @@
 // Area resampling of an 8-bit RGB region to normalized floats, without a summed-area table: for
 // each output row, the source rows of its window are added into a row of per-column sums (32-bit,
 // vectorized: bytes widened and added), then each output pixel adds its window's columns of that
-// row. The sums are exact integers, the same a summed-area table gives, and the normalization is
+// row. The sums are exact integers while a window holds at most 2^32 / 255 pixels (the Swift caller
+// requires it: AreaResampling.windowsFit), the same a summed-area table gives, and the normalization is
 // written as separate multiplies and subtractions (no fused multiply-add), so the floats equal the
 // table path's (AreaResampling in Swift) bit for bit.
 #pragma clang fp contract(off)

@@ -10,7 +10,12 @@ import CClassifyKernels
 /// to the left, in exact integers), after which any rectangle's mean is four lookups: every
 /// pyramid level and every crop costs its output size, not the source's. Without the table each
 /// level would read the whole image again. The table is `(width + 1) * (height + 1) * 3`
-/// 32-bit integers (no overflow: 255 * 3 * 10^6 pixels is far below 2^32).
+/// 32-bit integers, added with wrapping: an image over 16.8 million pixels wraps its entries, and
+/// a window's sum (four entries added and subtracted, wrapping again) is still exact while the
+/// window holds at most 2^32 / 255 pixels (``windowsFit(width:height:outWidth:outHeight:)``, which
+/// both resampling paths require). The callers' windows stay far below: MTCNN's levels and crops
+/// are at least 12 pixels a side, and BlazeFace's letterbox keeps a window of a 100-megapixel photo
+/// of any shape under 700,000 pixels.
 final class AreaResampling {
     let width: Int
     let height: Int
@@ -47,6 +52,16 @@ final class AreaResampling {
 
     deinit { table.deallocate() }
 
+    /// Whether every window of a `width x height` region resampled to `outWidth x outHeight`
+    /// holds at most 2^32 / 255 pixels, so that its 8-bit channel sums fit 32 bits.
+    ///
+    /// Usage: `precondition(AreaResampling.windowsFit(width: w, height: h, outWidth: 192, outHeight: 144))`
+    static func windowsFit(width w: Int, height h: Int, outWidth: Int, outHeight: Int) -> Bool {
+        // A window spans at most ceil(n / m) + 1 samples of n; the sides are image sizes, so the product fits.
+        let columns = (w + outWidth - 1) / outWidth + 1, rows = (h + outHeight - 1) / outHeight + 1
+        return columns * rows <= Int(UInt32.max) / 255
+    }
+
     /// Source window of output index i when n source samples become m.
     @inline(__always)
     static func window(_ i: Int, source n: Int, output m: Int) -> Range<Int> {
@@ -58,6 +73,7 @@ final class AreaResampling {
     /// (default `outWidth * 3`, packed; wider to write into a larger map, as letterboxing does).
     func resample(x0: Int, y0: Int, width w: Int, height h: Int, outWidth: Int, outHeight: Int, into output: UnsafeMutablePointer<Float>, rowStride: Int? = nil) {
         precondition(x0 >= 0 && y0 >= 0 && w > 0 && h > 0 && x0 + w <= width && y0 + h <= height)
+        precondition(outWidth > 0 && outHeight > 0 && Self.windowsFit(width: w, height: h, outWidth: outWidth, outHeight: outHeight))
         let rowStride = rowStride ?? outWidth * 3
         precondition(rowStride >= outWidth * 3)
         let rowLength = (width + 1) * 3
@@ -103,7 +119,7 @@ final class AreaResampling {
     ) {
         precondition(pixels.count >= imageWidth * imageHeight * 3)
         precondition(x0 >= 0 && y0 >= 0 && w > 0 && h > 0 && x0 + w <= imageWidth && y0 + h <= imageHeight)
-        precondition(outWidth > 0 && outHeight > 0)
+        precondition(outWidth > 0 && outHeight > 0 && windowsFit(width: w, height: h, outWidth: outWidth, outHeight: outHeight))
         let rowStride = rowStride ?? outWidth * 3
         precondition(rowStride >= outWidth * 3)
         let mean = [mean[0], mean[1], mean[2]], scale = [1 / std[0], 1 / std[1], 1 / std[2]]

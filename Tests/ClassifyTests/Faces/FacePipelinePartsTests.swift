@@ -58,6 +58,18 @@ struct FacePipelinePartsTests {
         }
     }
 
+    /// 32-bit channel sums hold windows of up to 2^32 / 255 = 16,843,009 pixels: a 10,000 x 10,000
+    /// region fits resampled to 3 x 3 (windows of 3,335 x 3,335) and not to 2 x 2 or 1 x 1; what the
+    /// callers ask stays far inside.
+    @Test func resamplingWindowsFitThirtyTwoBitSums() {
+        #expect(AreaResampling.windowsFit(width: 10_000, height: 10_000, outWidth: 3, outHeight: 3))
+        #expect(!AreaResampling.windowsFit(width: 10_000, height: 10_000, outWidth: 2, outHeight: 2))
+        #expect(!AreaResampling.windowsFit(width: 10_000, height: 10_000, outWidth: 1, outHeight: 1))
+        #expect(AreaResampling.windowsFit(width: 10_000, height: 10_000, outWidth: 192, outHeight: 192))
+        #expect(AreaResampling.windowsFit(width: 100_000_000, height: 1, outWidth: 192, outHeight: 1))
+        #expect(AreaResampling.windowsFit(width: 10_000, height: 10_000, outWidth: 12, outHeight: 12))
+    }
+
     @Test func nonMaximumSuppressionKeepsTheBestOfEachCluster() {
         let boxes: [(x1: Double, y1: Double, x2: Double, y2: Double, score: Double)] = [
             (0, 0, 10, 10, 0.8), (1, 1, 11, 11, 0.9), (50, 50, 60, 60, 0.7), (0, 0, 4, 4, 0.95),
