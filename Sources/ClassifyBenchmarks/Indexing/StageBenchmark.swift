@@ -128,7 +128,9 @@ package enum StageBenchmark {
             var faces: FaceDetectionResult?
             var descriptors: [[Float]?]?
             if let faceDetector {
-                faces = time("faces") { try? faceDetector.detect(in: image) }
+                // As `index`: the classifier's pixels when they are large enough for the detector, else its own decode.
+                let shared = faceDetector.analysisShortSide <= classifier.model.description.input.resizeShortSide
+                faces = time("faces") { try? shared ? faceDetector.detect(in: image) : faceDetector.detect(data: bytes) }
                 // Descriptors only for the photos with faces: their mean is over every image.
                 descriptors = time("describe") {
                     faces.flatMap { found in

@@ -35,7 +35,7 @@ struct SparsePointwiseWeights: Sendable {
         precondition(weights.count >= count)
         guard count > 0 else { return nil }
         // Dense layers (every EfficientNet and dlib convolution) stop counting as soon as they
-        // have too many nonzeros, so loading them costs no full pass.
+        // have too many nonzeros: a layer without zeros is read about halfway, not to the end.
         let allowedNonzeros = Int((1 - Self.minimumZeroFraction) * Double(count))
         var nonzero = 0
         for weight in weights.prefix(count) where weight != 0 {
