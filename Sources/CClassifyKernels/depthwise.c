@@ -123,7 +123,9 @@ CLS_INLINE void dw_tile_checked(const dw_job *j, const int KW, const int S, cons
     for (int t = 0; t < T; t++)
         for (int v = 0; v < V; v++) acc[t][v] = V8_LOAD(j->bias + c + 8 * v);
     for (int ky = ky_lo; ky < ky_hi; ky++) {
-        const float *in = j->input + ((size_t)(iy0 + ky) * j->in_w + ix0) * C + c;
+        // An offset, not a pointer: left of the map (ix0 < 0) it would point before the input.
+        // Only the taps inside become addresses.
+        const ptrdiff_t in = ((ptrdiff_t)(iy0 + ky) * j->in_w + ix0) * C + c;
         const float *w = j->weights + (size_t)(ky * KW) * C + c;
 #pragma clang loop unroll(full)
         for (int kx = 0; kx < KW; kx++) {
@@ -131,7 +133,7 @@ CLS_INLINE void dw_tile_checked(const dw_job *j, const int KW, const int S, cons
                 v8 wv = V8_LOAD(w + (size_t)kx * C + 8 * v);
                 for (int t = 0; t < T; t++)
                     if (valid & (1u << (t * KW + kx)))
-                        acc[t][v] += V8_LOAD(in + (ptrdiff_t)(t * S + kx) * C + 8 * v) * wv;
+                        acc[t][v] += V8_LOAD(j->input + (in + (ptrdiff_t)(t * S + kx) * C + 8 * v)) * wv;
             }
         }
     }

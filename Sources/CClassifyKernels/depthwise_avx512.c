@@ -57,14 +57,16 @@ CLS_AVX512 CLS_INLINE void tile(const dw_job *j, const int KW, const int S, cons
         for (int t = 0; t < T; t++) acc[t][v] = b;
     }
     for (int ky = ky_lo; ky < ky_hi; ky++) {
-        const float *in = j->input + ((ptrdiff_t)(iy0 + ky) * j->in_w + ix0) * C + c;
+        // An offset, not a pointer: left of the map (ix0 < 0) it would point before the input.
+        // Only the taps inside become addresses.
+        const ptrdiff_t in = ((ptrdiff_t)(iy0 + ky) * j->in_w + ix0) * C + c;
         const float *w = j->weights + (size_t)(ky * KW) * C + c;
         for (int kx = 0; kx < KW; kx++) {
             for (int v = 0; v < V; v++) {
                 const __m512 wv = _mm512_maskz_loadu_ps(mask[v], w + (size_t)kx * C + 16 * v);
                 for (int t = 0; t < T; t++) {
                     if (CHECKED && !(valid & (1u << (t * KW + kx)))) continue;
-                    const __m512 x = _mm512_maskz_loadu_ps(mask[v], in + (ptrdiff_t)(t * S + kx) * C + 16 * v);
+                    const __m512 x = _mm512_maskz_loadu_ps(mask[v], j->input + (in + (ptrdiff_t)(t * S + kx) * C + 16 * v));
                     acc[t][v] = _mm512_fmadd_ps(x, wv, acc[t][v]);
                 }
             }
