@@ -39,15 +39,6 @@ struct ClassifyBench: AsyncParsableCommand {
     /// Usage: called by the `@main` entry point.
     static func main() async {
         AllocatorTuning.keepFreedMemory()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 }
