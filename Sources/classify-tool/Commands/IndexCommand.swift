@@ -151,10 +151,10 @@ struct IndexCommand: AsyncParsableCommand {
         // The face detectors and the places file load beside the classifier's network.
         let thorough = faces == .thorough, wantsMetadata = metadata
         async let detectors = (try Self.faceDetector(if: facesWanted), try Self.faceDetector(if: facesWanted && thorough, kind: .mtcnn))
-        async let metadataReader = wantsMetadata ? PhotoMetadataReader.shared : nil
+        async let reader = wantsMetadata ? PhotoMetadataReader.shared : nil
         let classifier = ImageClassifier(model: try modelOptions.loadModel())
         let (faceDetector, thoroughFaceDetector) = try await detectors
-        let metadata = await metadataReader
+        let metadataReader = await reader
         // Loaded with the first face that needs describing (most runs find none).
         let faceRecognizer = facesWanted ? OnDemandRecognizer { try FaceRecognizer.shared() } : nil
         var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
@@ -181,7 +181,7 @@ struct IndexCommand: AsyncParsableCommand {
             Task {
                 try await indexer.run(
                     options, classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector,
-                    faceRecognizer: faceRecognizer, metadata: metadata
+                    faceRecognizer: faceRecognizer, metadata: metadataReader
                 ) {
                     display.update($0)
                 }
