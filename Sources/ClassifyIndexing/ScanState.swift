@@ -42,13 +42,21 @@ final class ScanState: Sendable {
     }
 
     /// Returns once an update has come after `generation` (at once if one already has), after
-    /// `timeout` at the latest, or when the task is cancelled.
-    func waitForUpdate(after generation: Int, timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.update(after: generation) }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
+    /// `timeout` at the latest, or when the task is cancelled; true when it was an update.
+    @discardableResult
+    func waitForUpdate(after generation: Int, timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.update(after: generation)
+                return self.generation > generation
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
             group.cancelAll()
+            return first
         }
     }
 

@@ -49,7 +49,7 @@ extension Reliability {
             while indexing.isRunning || searches == 0 {
                 // Three searches while the run stands still in its transaction, then it resumes.
                 if searches == 3 { indexing.resume() }
-                let search = try ReliabilityProcess.run(["search", "--format", "json", "--limit", "1000", "--db", database.path], scratch: scratch.url, timeout: 60)
+                let search = try ReliabilityProcess.run(["search", "--format", "json", "--limit", "1000", "--db", database.path], scratch: scratch.url, timeout: 600)
                 let stillIndexing = indexing.isRunning
                 searches += 1
                 #expect(search.exited(0), "\(search)")
@@ -76,7 +76,7 @@ extension Reliability {
                 }
                 #expect(images == packed && drift == 0, "images \(images), packed \(packed), labels with wrong counts \(drift)")
                 if stillIndexing { searchesWhileIndexing += 1 }
-                let stats = try ReliabilityProcess.run(["stats", "--json", "--db", database.path], scratch: scratch.url, timeout: 60)
+                let stats = try ReliabilityProcess.run(["stats", "--json", "--db", database.path], scratch: scratch.url, timeout: 600)
                 #expect(stats.exited(0), "\(stats)")
             }
             let outcome = indexing.wait(timeout: 300)

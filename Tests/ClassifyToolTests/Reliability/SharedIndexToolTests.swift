@@ -237,14 +237,12 @@ extension Reliability {
             let scratch = try ReliabilityScratch("shared-unreachable")
             let folder = try scratch.folder("photos")
             _ = try Self.photos(1, in: folder)
-            let started = Date()
+            // The process timeout is the hang guard (the connection attempt itself gives up after 10 s).
             let outcome = try ReliabilityProcess.run(
                 ["index", "--root", "library=\(folder.path)", "--db", "postgres://classify:hunter2@127.0.0.1:1/photos"], scratch: scratch.url, timeout: 120)
             #expect(outcome.exited(1), "\(outcome)")
             #expect(outcome.stderr.contains("cannot reach the PostgreSQL server at 127.0.0.1:1"), "\(outcome)")
             #expect(!outcome.stderr.contains("hunter2") && !outcome.stdout.contains("hunter2"), "\(outcome)")
-            // A hang guard, not a speed measure: the connection attempt gives up after 10 s.
-            #expect(Date().timeIntervalSince(started) < 60)
 
             let sqliteWithRoot = try ReliabilityProcess.run(["index", "--root", "library=\(folder.path)", "--db", scratch.url.appending(path: "a.sqlite").path], scratch: scratch.url)
             #expect(sqliteWithRoot.exited(1) && sqliteWithRoot.stderr.contains("the named library root library=\(folder.path) needs a shared index such as PostgreSQL"), "\(sqliteWithRoot)")

@@ -154,7 +154,7 @@ struct PostgresIndexRunTests {
         let first = try #require(Int64(try await Self.rows(descriptor, leaseSQL).first ?? ""))
         let heartbeat = Task { await run.keepClaimsAlive() }
         var renewed = false
-        for _ in 0..<600 where !renewed {
+        for _ in 0..<6000 where !renewed {
             try await Task.sleep(for: .milliseconds(100))
             renewed = (Int64(try await Self.rows(descriptor, leaseSQL).first ?? "") ?? 0) > first
         }
