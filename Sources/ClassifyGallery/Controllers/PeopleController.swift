@@ -87,10 +87,14 @@ struct PeopleController: Sendable {
         }
         let face = faces[number - 1]
         do {
-            let jpeg = try await services.fileWork.run { try FaceCropRenderer().render(face, path: local, width: image.width, height: image.height) }
+            let jpeg = try await services.fileWork.run {
+                try FaceCropRenderer().render(face, path: local, width: image.width, height: image.height, contentHash: image.contentHash)
+            }
             return Response(
                 status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, max-age=300"],
                 body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+        } catch let error as GalleryError {
+            return RenditionController.unavailable(error)
         } catch {
             return RenditionController.unavailable(GalleryError(.unprocessableContent, "\(image.path): \(error)"))
         }

@@ -4,10 +4,12 @@ import TagIndex
 
 /// A face cut out of its photo for the People pages: a square around the stored box with a margin,
 /// at most ``side`` pixels, as a JPEG. The photo is decoded just large enough (JPEGs at a DCT
-/// scale) that the face spans the crop; the box is in pixels of the upright image, as stored.
+/// scale) that the face spans the crop; the box is in pixels of the upright image, as stored, so a
+/// file whose bytes are no longer those indexed is refused (409) instead of cut at a box that
+/// belongs to another picture.
 ///
 /// ```swift
-/// let jpeg = try FaceCropRenderer().render(face, path: path, width: 4000, height: 3000)
+/// let jpeg = try FaceCropRenderer().render(face, path: path, width: 4000, height: 3000, contentHash: hash)
 /// ```
 struct FaceCropRenderer: Sendable {
     /// The crop's side in pixels.
@@ -17,8 +19,13 @@ struct FaceCropRenderer: Sendable {
 
     var decoder = ImageDecoder()
 
-    func render(_ face: IndexedFace, path: String, width: Int?, height: Int?) throws -> [UInt8] {
+    /// The crop of `face` from the file at `path`; `width`/`height` (upright, from the index)
+    /// choose the DCT scale, `contentHash` (from the index) must be the bytes' own.
+    func render(_ face: IndexedFace, path: String, width: Int?, height: Int?, contentHash: String?) throws -> [UInt8] {
         let bytes = try decoder.readFile(at: URL(fileURLWithPath: path))
+        if let contentHash, ContentHash.hex(of: bytes) != contentHash {
+            throw GalleryError(.conflict, "\(path) has changed since it was indexed; index it again to find its faces.")
+        }
         var shortSide: Int?
         if let width, let height, width > 0, height > 0, face.width > 0 {
             let needed = Double(Self.side) * Double(min(width, height)) / (max(face.width, face.height) * Self.margin)

@@ -1,3 +1,4 @@
+import Classify
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -72,6 +73,25 @@ import Testing
             #expect((try await client.get("/api/people").object["people"] as? [Any])?.isEmpty == true)
             #expect(try await client.get("/people/\(id)").status == .notFound)
             #expect(try await client.get("/images/\(poodle)/faces/9").status == .notFound)
+        }
+    }
+
+    /// A stored face box belongs to the picture that was indexed: once the file holds another, its
+    /// crop is the placeholder with a 409 saying why, never a cut at the old box.
+    @Test func aFaceOfAFileChangedSinceIndexingIsNotCut() async throws {
+        try await withGallery { fixture, client in
+            let poodle = fixture.id("poodle.jpg")
+            let before = try await client.get("/images/\(poodle)/faces/1")
+            #expect(before.status == .ok && before.headers[.contentType] == "image/jpeg")
+            let changed = try JPEGEncoder().encode(GalleryFixture.picture(width: 300, height: 200, top: [0, 0, 0], bottom: [255, 255, 255]))
+            try Data(changed).write(to: fixture.photos.appending(path: "home/poodle.jpg"))
+            let after = try await client.get("/images/\(poodle)/faces/1")
+            #expect(after.status == .conflict)
+            #expect(after.headers[.contentType] == "image/svg+xml" && after.headers[.cacheControl] == "no-store")
+            let reason = after.headers[HTTPField.Name("X-Classify-Error")!] ?? ""
+            #expect(reason.contains("has changed since it was indexed"), "\(reason)")
+            // The photo itself is still shown as it is now.
+            #expect(try await client.get("/images/\(poodle)/thumbnail").status == .ok)
         }
     }
 
