@@ -26,6 +26,12 @@ package struct NetworkProfiler {
         self.init(graph: graph, input: input)
     }
 
+    /// A workspace for dlib's face recognition network (150x150x3, NHWC) with `input` in place.
+    /// Usage: `NetworkProfiler(faceRecognizer: try FaceRecognizer.shared().network, input: pixels).run()`
+    package init(faceRecognizer model: FaceDescriptorModel, input: [Float]) {
+        self.init(graph: model.graph, input: input)
+    }
+
     /// The network's input: height, width and channels. Usage: `profiler.inputShape.elementCount`
     package var inputShape: (height: Int, width: Int, channels: Int) {
         let shape = graph.shapes[graph.input]

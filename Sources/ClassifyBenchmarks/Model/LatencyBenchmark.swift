@@ -60,6 +60,16 @@ package enum LatencyBenchmark {
         return run(profiler, threads: threads, iterations: iterations, warmup: warmup, profileLayers: profileLayers, clock: clock)
     }
 
+    /// The same for dlib's face recognition network at its 150x150 input.
+    /// Usage: `LatencyBenchmark.run(faceRecognizer: try FaceRecognizer.shared().network, threads: 1, iterations: 100)`
+    package static func run(faceRecognizer model: FaceDescriptorModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false,
+                           clock: Clock = .wall) -> Report {
+        ComputeThreads.configure(threads)
+        let side = FaceDescriptorModel.chipSize
+        let profiler = NetworkProfiler(faceRecognizer: model, input: randomInput(count: side * side * 3))
+        return run(profiler, threads: threads, iterations: iterations, warmup: warmup, profileLayers: profileLayers, clock: clock)
+    }
+
     /// LCG values in [-1, 1): the same input on every run and machine.
     static func randomInput(count: Int) -> [Float] {
         var random: UInt32 = 12345

@@ -3,22 +3,32 @@ import Classify
 import ClassifyBenchmarks
 import Foundation
 
-/// `classify-bench face-network`: BlazeFace's network alone, on a fixed input, whole and per op.
+/// `classify-bench face-network`: a face network alone (BlazeFace's, or dlib's recognition
+/// ResNet), on a fixed input, whole and per op.
 struct FaceNetworkBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "face-network",
-        abstract: "Measure BlazeFace's network alone, whole and per op.",
+        abstract: "Measure a face network alone (the detector's or the recognizer's), whole and per op.",
         discussion: """
             Runs the face detector's network (Models/blazeface) on a fixed
-            192x192 input and prints its median, p90 and minimum latency and,
-            with --layers, each op's. The letterbox, decoding and suppression
-            around it are in `classify-bench faces --detector blazeFace`.
+            192x192 input, or with --network recognizer the face recognition
+            network (Models/face-recognition) on a fixed 150x150 chip, and
+            prints its median, p90 and minimum latency and, with --layers, each
+            op's. The letterbox, decoding and suppression around the detector
+            are in `classify-bench faces --detector blazeFace`; landmarks and
+            chips around the recognizer in `classify-bench people --recognition`.
 
             Example:
               classify-bench face-network --iterations 300 --layers --clock thread
               classify-bench face-network --kernels avx2
+              classify-bench face-network --network recognizer --layers --clock thread
             """)
 
+    enum Network: String, ExpressibleByArgument, CaseIterable {
+        case detector, recognizer
+    }
+
+    @Option(help: "The network: detector (BlazeFace) or recognizer (dlib's ResNet).") var network = Network.detector
     @Option(help: "Compute threads for one inference.") var threads = 1
     @Option(help: "Timed iterations.") var iterations = 200
     @Flag(help: "Also time each op and print the profile.") var layers = false
@@ -38,12 +48,20 @@ struct FaceNetworkBenchCommand: ParsableCommand {
             }
             KernelPath.select(path)
         }
-        let model = try FaceDetectorModel.shared(.blazeFace)
-        guard let report = LatencyBenchmark.run(faceDetector: model, threads: threads, iterations: iterations, profileLayers: layers,
-                                                clock: LatencyBenchmark.Clock(rawValue: clock) ?? .wall)
-        else { throw ValidationError("\(model.directory.path) is not a BlazeFace model") }
-        print(String(format: "BlazeFace network, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.3f ms, p90 %.3f ms, min %.3f ms",
-                     KernelPath.current.rawValue as NSString, report.threads, report.iterations, clock as NSString,
+        let clock = LatencyBenchmark.Clock(rawValue: clock) ?? .wall
+        let name: String, report: LatencyBenchmark.Report
+        switch network {
+        case .detector:
+            let model = try FaceDetectorModel.shared(.blazeFace)
+            guard let measured = LatencyBenchmark.run(faceDetector: model, threads: threads, iterations: iterations, profileLayers: layers, clock: clock)
+            else { throw ValidationError("\(model.directory.path) is not a BlazeFace model") }
+            (name, report) = ("BlazeFace network", measured)
+        case .recognizer:
+            let model = try FaceRecognizer.shared().network
+            (name, report) = ("Face recognition network", LatencyBenchmark.run(faceRecognizer: model, threads: threads, iterations: iterations, profileLayers: layers, clock: clock))
+        }
+        print(String(format: "%@, %@ kernels, %d thread(s), %d iterations (%@ clock): median %.3f ms, p90 %.3f ms, min %.3f ms",
+                     name as NSString, KernelPath.current.rawValue as NSString, report.threads, report.iterations, clock.rawValue as NSString,
                      report.medianMilliseconds, report.p90Milliseconds, report.minimumMilliseconds))
         for layer in report.layers ?? [] {
             print(String(format: "%-32@ %-28@ %-12@ %7.3f ms (min %.3f)", layer.name as NSString, layer.kind as NSString,

@@ -19,14 +19,27 @@ struct FaceDescriptorGoldenTests {
         do { return try FaceDescriptorModel(contentsOf: ShippedLandmarkModel.directory) } catch { fatalError("shipped recognition network does not load: \(error)") }
     }()
 
-    @Test func descriptorsMatchDlib() throws {
+    /// On every kernel path this CPU has, with one and two threads (the 3x3 layers run on im2col
+    /// and the packed GEMM, the stem on the direct kernel).
+    @Test(arguments: KernelPaths.withThreads)
+    func descriptorsMatchDlib(path: (kernels: KernelPath, threads: Int)) throws {
         for photo in Self.golden.photos {
             let image = try FaceLandmarkGoldenTests.image(photo.file)
             let chip = try #require(FaceChip.extract(from: image, landmarks: photo.landmarks.map { FacePoint(x: $0[0], y: $0[1]) }))
-            let descriptor = try #require(Self.model.descriptor(ofChip: chip))
-            let distance = zip(descriptor, photo.descriptor).reduce(Float(0)) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }.squareRoot()
+            var descriptor: [Float]?
+            try KernelPaths.with(path.kernels, threads: path.threads) { descriptor = Self.model.descriptor(ofChip: chip) }
+            let distance = zip(try #require(descriptor), photo.descriptor).reduce(Float(0)) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }.squareRoot()
             #expect(distance < 1e-3, "\(photo.file): L2 \(distance) from dlib")
         }
+    }
+
+    /// The residual blocks whose shortcut has the block's shape add it in the second
+    /// convolution's store; the four that widen or shrink keep dlib's padded add.
+    @Test func sameShapeShortcutsAreAddedInTheConvolutionsStore() {
+        let operations = Self.model.graph.operations
+        #expect(operations.filter { $0 is PaddedAddOperation }.count == 4)
+        #expect(!operations.contains { $0 is AddOperation })
+        #expect(operations.compactMap { $0 as? Conv2DOperation }.filter { $0.residual != nil }.count == 10)
     }
 
     @Test func twoDifferentPeopleAreFartherThanTheThreshold() throws {

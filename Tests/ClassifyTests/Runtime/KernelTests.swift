@@ -78,9 +78,21 @@ struct KernelTests {
         .init(height: 18, width: 14, inChannels: 3, outChannels: 32, kernel: 3, stride: 2, groups: 1, same: false, activation: .relu, seed: 45, pads: [1, 1, 1, 1]),
         .init(height: 11, width: 13, inChannels: 12, outChannels: 20, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 46, pads: [2, 0, 0, 1]),
         .init(height: 8, width: 8, inChannels: 16, outChannels: 80, kernel: 3, stride: 2, groups: 1, same: false, activation: .relu, seed: 47, pads: [1, 1, 1, 1]),
-        // general (im2col): grouped
+        // general (im2col, then the packed GEMM): grouped
         .init(height: 13, width: 7, inChannels: 6, outChannels: 9, kernel: 5, stride: 2, groups: 3, same: true, activation: .relu6, seed: 10),
         .init(height: 7, width: 7, inChannels: 16, outChannels: 80, kernel: 3, stride: 2, groups: 1, same: true, activation: .relu6, seed: 23),
+        .init(height: 9, width: 11, inChannels: 34, outChannels: 38, kernel: 3, stride: 2, groups: 2, same: true, activation: .none, seed: 48),
+        // dlib's ResNet: 32 and more inputs, N % 16 in 0, 5 and 13, valid and same, K up to 2,304
+        .init(height: 11, width: 13, inChannels: 32, outChannels: 32, kernel: 3, stride: 1, groups: 1, same: true, activation: .relu, seed: 49),
+        .init(height: 13, width: 9, inChannels: 33, outChannels: 37, kernel: 3, stride: 2, groups: 1, same: false, activation: .none, seed: 50),
+        .init(height: 5, width: 7, inChannels: 64, outChannels: 29, kernel: 3, stride: 1, groups: 1, same: true, activation: .relu6, seed: 51),
+        .init(height: 4, width: 4, inChannels: 256, outChannels: 256, kernel: 3, stride: 1, groups: 1, same: true, activation: .relu, seed: 52),
+        .init(height: 4, width: 3, inChannels: 40, outChannels: 48, kernel: 2, stride: 1, groups: 1, same: false, activation: .none, seed: 53),
+        // taps that read only padding are left out: 1x1 and 1-wide maps under "same" 3x3 and 5x5
+        .init(height: 1, width: 1, inChannels: 256, outChannels: 256, kernel: 3, stride: 1, groups: 1, same: true, activation: .none, seed: 54),
+        .init(height: 1, width: 5, inChannels: 48, outChannels: 21, kernel: 3, stride: 1, groups: 1, same: true, activation: .relu, seed: 55),
+        .init(height: 2, width: 1, inChannels: 35, outChannels: 17, kernel: 5, stride: 2, groups: 1, same: true, activation: .none, seed: 56),
+        .init(height: 3, width: 3, inChannels: 32, outChannels: 16, kernel: 3, stride: 1, groups: 1, same: false, activation: .none, seed: 57, pads: [2, 0, 0, 2]),
     ]
 
     /// Runs a convolution on `inputs` (copied to separate allocations) and returns its output.
@@ -158,6 +170,37 @@ struct KernelTests {
         try KernelPaths.with(path.kernels, threads: path.threads) { output = Self.run(fused, inputs: [input, skip]) }
         let tolerance: Float = c.inChannels > 500 ? 5e-4 : 1e-4
         #expect(maximumAbsoluteDifference(output, expected) < tolerance)
+    }
+
+    /// A 3x3 convolution on im2col (dlib's ResNet's second conv of a block) with the residual Add
+    /// fused into the GEMM's store equals conv, then Add; grouped convolutions do not fuse.
+    @Test(arguments: [(7, 9, 32, 32, UInt64(71)), (5, 3, 64, 29, 72), (1, 1, 256, 256, 73), (4, 4, 40, 48, 74)], KernelPaths.withThreads)
+    func fusedResidualOnIm2colMatchesConvThenAdd(_ c: (height: Int, width: Int, inChannels: Int, outChannels: Int, seed: UInt64), path: (kernels: KernelPath, threads: Int)) throws {
+        var random = SeededRandom(seed: c.seed)
+        let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let weights = random.floats(c.outChannels * c.inChannels * 9), bias = random.floats(c.outChannels)
+        let skip = random.floats(c.height * c.width * c.outChannels, in: -4...4)
+        let padding = Padding.same(input: shape, kernel: (3, 3), stride: (1, 1))
+        let convolved = ReferenceKernels.conv2d(
+            input: input, shape: shape, weights: weights, bias: bias, outChannels: c.outChannels,
+            kernel: (3, 3), stride: (1, 1), padding: padding, groups: 1, activation: .none).values
+        let expected = ReferenceKernels.add(convolved, skip, activation: .relu)
+        let conv = Conv2DOperation(
+            name: "block.conv2", input: 0, output: 1, inputShape: shape, outChannels: c.outChannels, kernel: (3, 3),
+            stride: (1, 1), padding: padding, groups: 1, activation: .none, weights: weights, bias: bias)
+        #expect(conv.strategy == .im2col)
+        let fused = try #require(conv.fusingResidual(2, activation: .relu, output: 3))
+        #expect(fused.inputs == [0, 2] && fused.output == 3)
+        var output: [Float] = []
+        try KernelPaths.with(path.kernels, threads: path.threads) { output = Self.run(fused, inputs: [input, skip]) }
+        let tolerance: Float = c.inChannels * 9 > 500 ? 5e-4 : 1e-4
+        #expect(maximumAbsoluteDifference(output, expected) < tolerance)
+        let grouped = Conv2DOperation(
+            name: "grouped", input: 0, output: 1, inputShape: shape, outChannels: c.outChannels * 2 / 2, kernel: (3, 3),
+            stride: (1, 1), padding: padding, groups: c.inChannels % 2 == 0 && c.outChannels % 2 == 0 ? 2 : 1, activation: .none,
+            weights: random.floats(c.outChannels * c.inChannels * 9), bias: bias)
+        #expect((grouped.fusingResidual(2, activation: .relu, output: 3) == nil) == (grouped.groups > 1))
     }
 
     struct ExpandDepthwiseCase: CustomTestStringConvertible, Sendable {
@@ -306,9 +349,29 @@ struct KernelTests {
         #expect(strategy(3, 2, 16, 16, 16) == .depthwise)
         #expect(strategy(3, 2, 1, 3, 32) == .direct)
         #expect(strategy(3, 1, 1, 16, 32) == .direct)
+        #expect(strategy(3, 1, 1, 31, 64) == .direct)
+        #expect(strategy(3, 1, 1, 32, 32) == .im2col)
+        #expect(strategy(3, 2, 1, 64, 64) == .im2col)
         #expect(strategy(2, 1, 1, 64, 128) == .im2col)
         #expect(strategy(1, 2, 1, 16, 8) == .direct)
         #expect(strategy(5, 1, 3, 6, 9) == .im2col)
+    }
+
+    @Test func im2colLeavesOutTapsThatReadOnlyPadding() {
+        func taps(_ height: Int, _ width: Int, kernel: Int, stride: Int = 1, padding: Padding? = nil) -> [Im2Col.Tap] {
+            let input = FeatureMapShape(height: height, width: width, channels: 1)
+            let padding = padding ?? .same(input: input, kernel: (kernel, kernel), stride: (stride, stride))
+            let output = Conv2DOperation.outputShape(input: input, outChannels: 1, kernel: (kernel, kernel), stride: (stride, stride), padding: padding)
+            return Im2Col.taps(input: input, kernel: (kernel, kernel), stride: (stride, stride), padding: padding, output: output)
+        }
+        #expect(taps(1, 1, kernel: 3) == [Im2Col.Tap(y: 1, x: 1)])
+        #expect(taps(1, 4, kernel: 3) == [Im2Col.Tap(y: 1, x: 0), Im2Col.Tap(y: 1, x: 1), Im2Col.Tap(y: 1, x: 2)])
+        #expect(taps(4, 4, kernel: 3).count == 9)
+        #expect(taps(4, 4, kernel: 3, stride: 2, padding: Padding.none).count == 9)
+        #expect(taps(2, 2, kernel: 5).count == 9)  // rows and columns 1-3 of 0-4
+        // Padded only above and to the left by 2: the first rows and columns of taps read padding alone.
+        #expect(taps(3, 3, kernel: 3, padding: Padding(top: 2, left: 2, bottom: 0, right: 0)).count == 9)
+        #expect(taps(1, 1, kernel: 3, padding: Padding(top: 2, left: 2, bottom: 0, right: 0)) == [Im2Col.Tap(y: 2, x: 2)])
     }
 
     @Test(arguments: [7, 13, 127, 1000], KernelPath.allCases)

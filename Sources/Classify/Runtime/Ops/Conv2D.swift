@@ -10,14 +10,19 @@ import CClassifyKernels
 ///   AVX-512 path keeps the dense GEMM, not measured against it);
 /// - depthwise (groups == channels): a direct kernel vectorized over channels, weights [kH][kW][C];
 /// - direct (one group, not pointwise, and at most `directMaxInputChannels` input channels (the
-///   RGB stem) or at most `directMaxOutputChannels` output channels (the face detector's small
-///   3x3 and 2x2 convolutions)): a direct kernel vectorized over output channels, weights
+///   RGB stem) or at most `directMaxOutputChannels` output channels from fewer than
+///   `im2colMinInputChannels` inputs (MTCNN's small 3x3 convolutions)): a direct kernel
+///   vectorized over output channels, weights
 ///   [kH][kW][Cin][Cout rounded up to 8]; it can apply a following PReLU in its store
 ///   (see `fusingPReLU`);
-/// - anything else: im2col per group into scratch, then a GEMM with weights packed [kH*kW*Cin/g][Cout/g].
+/// - anything else: im2col per group into scratch, then the same packed GEMM as pointwise, with
+///   bias and activation in its store; weights packed once per group in panels of 16 output
+///   channels over the window's taps. Taps that fall in the padding for every output pixel (a
+///   3x3 "same" convolution on a 1x1 map reads only its center) are left out of both.
 ///
-/// A pointwise convolution may also carry a fused residual add (see `fusingResidual`): the
-/// graph's `Add` of this conv's output and another value then happens in the GEMM's store.
+/// A pointwise or (one group) im2col convolution may also carry a fused residual add (see
+/// `fusingResidual`): the graph's `Add` of this conv's output and another value then happens in
+/// the GEMM's store.
 struct Conv2DOperation: GraphOperation {
     enum Strategy: Sendable { case pointwise, depthwise, direct, im2col }
 
@@ -28,10 +33,14 @@ struct Conv2DOperation: GraphOperation {
     }
 
     static let directMaxInputChannels = 8
-    /// Measured on P-Net's 10 -> 16 and 16 -> 32 3x3 layers (Zen 4): the direct kernel takes a
-    /// fifth to a third of the time of im2col + OpenBLAS, which also writes and re-reads the
-    /// unfolded patches. Wider outputs (O-Net's 64 -> 128) stay on im2col.
+    /// Measured on P-Net's 10 -> 16 and 16 -> 32 3x3 layers (Zen 4): the direct kernel took a
+    /// fifth to a third of the time of im2col and the BLAS GEMM of the time, which also writes and
+    /// re-reads the unfolded patches. Wider outputs (O-Net's 64 -> 128) stay on im2col.
     static let directMaxOutputChannels = 64
+    /// From this many input channels a narrow convolution goes through im2col and the packed
+    /// GEMM instead: measured on dlib's ResNet (Zen 3, one thread), its 3x3 layers of 32 and 64
+    /// channels at 35x35 and 17x17 took 0.26-0.33 ms against 0.31-0.36 ms direct (minimums).
+    static let im2colMinInputChannels = 32
 
     let name: String
     let inputs: [ValueID]
@@ -51,6 +60,9 @@ struct Conv2DOperation: GraphOperation {
     let slopes: AlignedFloats?
     /// The nonzero weights of a mostly-zero pointwise convolution, nil for any other.
     let sparse: SparsePointwiseWeights?
+    /// im2col only: the kernel taps (ky, kx) some output pixel reads inside the input, in
+    /// (ky, kx) order; the unfolded rows and the packed weights hold these alone.
+    let taps: [Im2Col.Tap]
 
     /// - Parameter weights: PyTorch layout [outChannels][inChannels / groups][kernelHeight][kernelWidth].
     init(
@@ -85,6 +97,7 @@ struct Conv2DOperation: GraphOperation {
         self.residual = nil
         self.slopes = nil
         var sparse: SparsePointwiseWeights?
+        var taps: [Im2Col.Tap] = []
         outputShape = Self.outputShape(input: inputShape, outChannels: outChannels, kernel: kernel, stride: stride, padding: padding)
         let inPerGroup = inputShape.channels / groups, outPerGroup = outChannels / groups
         let (kh, kw) = kernel
@@ -104,7 +117,8 @@ struct Conv2DOperation: GraphOperation {
                 cls_gemm_pack_weights(weights.baseAddress, k, n, packed)
             }
             sparse = SparsePointwiseWeights(weights, inChannels: k, outChannels: n)
-        } else if groups == 1 && (inputShape.channels <= Self.directMaxInputChannels || outChannels <= Self.directMaxOutputChannels) {
+        } else if groups == 1 && (inputShape.channels <= Self.directMaxInputChannels
+            || (outChannels <= Self.directMaxOutputChannels && inputShape.channels < Self.im2colMinInputChannels)) {
             strategy = .direct
             let count = cls_direct_conv_packed_count(Int32(kh), Int32(kw), Int32(inputShape.channels), Int32(outChannels))
             packedWeights = AlignedFloats(count: count) { packed in
@@ -112,20 +126,24 @@ struct Conv2DOperation: GraphOperation {
             }
         } else {
             strategy = .im2col
-            // Per group g: a [kh*kw*inPerGroup][outPerGroup] block, row index (y*kw + x)*inPerGroup + i.
-            let rows = kh * kw * inPerGroup
-            packedWeights = AlignedFloats(count: groups * rows * outPerGroup) { packed in
-                // Written in order, row by row; each output channel's weights are read from their
-                // own run of `rows` values (the reverse order wrote 1-KB strides and took ~30 ms
-                // for dlib's ResNet).
-                for g in 0..<groups { for y in 0..<kh { for x in 0..<kw { for i in 0..<inPerGroup {
-                    let row = (y * kw + x) * inPerGroup + i
-                    let target = (g * rows + row) * outPerGroup
-                    let first = ((g * outPerGroup * inPerGroup + i) * kh + y) * kw + x
-                    for o in 0..<outPerGroup { packed[target + o] = weights[first + o * rows] }
-                } } } }
+            taps = Im2Col.taps(input: inputShape, kernel: kernel, stride: stride, padding: padding, output: outputShape)
+            // Per group g: output channel o's weights over the taps, (tap, input channel) order as
+            // Im2Col unfolds them, packed for cls_gemm_packed.
+            let k = taps.count * inPerGroup, groupCount = cls_gemm_packed_count(k, outPerGroup)
+            packedWeights = AlignedFloats(count: groups * groupCount) { packed in
+                var rows = [Float](repeating: 0, count: outPerGroup * k)
+                for g in 0..<groups {
+                    for o in 0..<outPerGroup {
+                        let first = (g * outPerGroup + o) * inPerGroup * kh * kw
+                        for (t, tap) in taps.enumerated() { for i in 0..<inPerGroup {
+                            rows[o * k + t * inPerGroup + i] = weights[first + (i * kh + tap.y) * kw + tap.x]
+                        } }
+                    }
+                    cls_gemm_pack_weights(rows, k, outPerGroup, packed + g * groupCount)
+                }
             }
         }
+        self.taps = taps
         self.sparse = sparse
     }
 
@@ -146,12 +164,13 @@ struct Conv2DOperation: GraphOperation {
         self.residual = residual
         self.slopes = slopes
         sparse = base.sparse
+        taps = base.taps
     }
 
     /// This convolution with `Add(self, value)` (then `activation`) done in its store, writing
-    /// `output`; nil unless the strategy supports it (pointwise).
+    /// `output`; nil unless its GEMM does the store (pointwise, or im2col of one group).
     func fusingResidual(_ value: ValueID, activation: Activation, output: ValueID) -> Conv2DOperation? {
-        guard strategy == .pointwise, residual == nil else { return nil }
+        guard strategy == .pointwise || (strategy == .im2col && groups == 1), residual == nil else { return nil }
         return Conv2DOperation(fusing: self, residual: Residual(value: value, activation: activation), slopes: nil, output: output)
     }
 
@@ -175,7 +194,7 @@ struct Conv2DOperation: GraphOperation {
 
     var scratchCount: Int {
         switch strategy {
-        case .im2col: outputShape.pixelCount * kernel.height * kernel.width * (inputShape.channels / groups)
+        case .im2col: outputShape.pixelCount * taps.count * (inputShape.channels / groups)
         case .pointwise: sparse?.scratchCount ?? 0
         case .depthwise, .direct: 0
         }
@@ -212,25 +231,21 @@ struct Conv2DOperation: GraphOperation {
                 Int32(stride.height), Int32(stride.width), Int32(padding.top), Int32(padding.left), slopes?.base,
                 output, Int32(outputShape.height), Int32(outputShape.width), Int32(outputShape.channels), lower, upper)
         case .im2col:
-            runIm2col(input: input, weights: weights, output: output, scratch: scratch)
-            cls_bias_activation(output, outputShape.pixelCount, outputShape.channels, bias, lower, upper)
-        }
-    }
-
-    private func runIm2col(input: UnsafePointer<Float>, weights: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        let inPerGroup = inputShape.channels / groups, outPerGroup = outputShape.channels / groups
-        let rowLength = kernel.height * kernel.width * inPerGroup
-        for g in 0..<groups {
-            Im2Col.gather(
-                input: input, shape: inputShape, channelOffset: g * inPerGroup, channelCount: inPerGroup,
-                kernel: kernel, stride: stride, padding: padding, output: outputShape, into: scratch)
-            BLAS.multiply(
-                m: outputShape.pixelCount, n: outPerGroup, k: rowLength,
-                a: scratch, b: weights + g * rowLength * outPerGroup,
-                c: output + g * outPerGroup, ldc: outputShape.channels)
+            let (residualLower, residualUpper) = residual?.activation.clampRange ?? (-.infinity, .infinity)
+            let inPerGroup = inputShape.channels / groups, outPerGroup = outputShape.channels / groups
+            let k = taps.count * inPerGroup, groupCount = cls_gemm_packed_count(k, outPerGroup)
+            for g in 0..<groups {
+                Im2Col.gather(
+                    input: input, shape: inputShape, channelOffset: g * inPerGroup, channelCount: inPerGroup,
+                    taps: taps, stride: stride, padding: padding, output: outputShape, into: scratch)
+                cls_gemm_packed(
+                    outputShape.pixelCount, outPerGroup, k, scratch, k, weights + g * groupCount, bias + g * outPerGroup,
+                    lower, upper, residual == nil ? nil : inputs[1], residualLower, residualUpper, output + g * outPerGroup, outputShape.channels)
+            }
         }
     }
 }
+
 extension Conv2DOperation: GraphOperationBuilder {
     static let opName = "Conv2D"
     /// Explicit padding beyond this is a broken file, not a network (BlazeFace pads by 1).

@@ -34,6 +34,9 @@ extension PaddedAddOperation: GraphOperationBuilder {
         let shape = FeatureMapShape(height: max(a.height, b.height), width: max(a.width, b.width), channels: max(a.channels, b.channels))
         let activation = try context.activation(of: node)
         let output = context.define(node.output, shape: shape)
+        // Inputs of one shape need no padding: a plain Add, which a convolution can take into
+        // its store (`GraphCompiler.fuseResidualAdds`).
+        if a == b { return AddOperation(name: node.name, inputs: operands.map(\.id), output: output, count: shape.elementCount, activation: activation) }
         return PaddedAddOperation(name: node.name, inputs: operands.map(\.id), output: output, shapes: (a, b), outputShape: shape, activation: activation)
     }
 }
