@@ -31,9 +31,6 @@ let package = Package(
     targets: [
         // MARK: System libraries
         .systemLibrary(
-            name: "CClassifyBLAS", path: "Sources/CClassifyBLAS", pkgConfig: "openblas",
-            providers: [.apt(["libopenblas-dev"])]),
-        .systemLibrary(
             name: "CClassifyJPEG", path: "Sources/CClassifyJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(
@@ -75,7 +72,7 @@ let package = Package(
         .target(name: "ClassifySupport"),
         .target(
             name: "Classify",
-            dependencies: ["CClassifyBLAS", "CClassifyCodecs", "CClassifyKernels", "ClassifySupport"]),
+            dependencies: ["CClassifyCodecs", "CClassifyKernels", "ClassifySupport"]),
         .target(
             name: "TagIndex",
             dependencies: [

@@ -26,7 +26,7 @@ public struct ClassificationPipeline: Sendable {
 
     /// `jobs` defaults to the number of active cores and is clamped to 1...``maximumJobs``. With
     /// more than one job, each inference runs on one thread (see `ComputeThreads`), so the tasks
-    /// and BLAS do not oversubscribe the CPU.
+    /// and the kernels' threads do not oversubscribe the CPU.
     public init(classifier: ImageClassifier, jobs: Int? = nil) {
         self.classifier = classifier
         self.jobs = min(Self.maximumJobs, max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount))

@@ -15,9 +15,6 @@ import CClassifyKernels
 public enum ComputeThreads {
     /// Sets the number of threads for one inference (clamped to at least 1).
     public static func configure(_ count: Int) {
-        // OpenBLAS now only serves rare convolutions (grouped, not depthwise); its idle threads
-        // spin on sched_yield, which would steal the core the runtime's own worker runs on.
-        BLAS.threadCount = 1
         cls_threads_configure(Int32(max(1, count)))
     }
 
