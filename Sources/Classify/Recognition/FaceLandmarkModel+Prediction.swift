@@ -15,27 +15,40 @@ extension FaceLandmarkModel {
         var shape = meanShape
         var intensities = [Float](repeating: 0, count: features)
         let mean = points(meanShape)
-        for cascade in 0..<cascades {
-            // dlib reads the features once per cascade, from the shape as it starts.
-            let turn = SimilarityTransform.fitting(mean, to: points(shape)) ?? SimilarityTransform(a: 1, b: 0, tx: 0, ty: 0)
-            for feature in 0..<features {
-                let index = cascade * features + feature
-                let anchor = Int(anchors[index])
-                let offset = turn.turned(Double(deltas[2 * index]), Double(deltas[2 * index + 1]))
-                let unitX = shape[2 * anchor] + offset.x, unitY = shape[2 * anchor + 1] + offset.y
-                intensities[feature] = Self.intensity(
-                    in: image, x: box.x + unitX * box.width, y: box.y + unitY * box.height)
-            }
-            for tree in 0..<treesPerCascade {
-                let treeIndex = cascade * treesPerCascade + tree
-                var node = 0
-                while node < splitsPerTree {
-                    let split = treeIndex * splitsPerTree + node
-                    let difference = intensities[Int(splits[2 * split])] - intensities[Int(splits[2 * split + 1])]
-                    node = difference > thresholds[split] ? 2 * node + 1 : 2 * node + 2
+        let values = landmarkCount * 2
+        // The trees run 7,500 times per face: read the tables through pointers, without a bounds
+        // check or a copy-on-write test per value (the loader checked every index).
+        splits.withUnsafeBufferPointer { splits in
+            thresholds.withUnsafeBufferPointer { thresholds in
+                leaves.withUnsafeBufferPointer { leaves in
+                    for cascade in 0..<cascades {
+                        // dlib reads the features once per cascade, from the shape as it starts.
+                        let turn = SimilarityTransform.fitting(mean, to: points(shape)) ?? SimilarityTransform(a: 1, b: 0, tx: 0, ty: 0)
+                        for feature in 0..<features {
+                            let index = cascade * features + feature
+                            let anchor = Int(anchors[index])
+                            let offset = turn.turned(Double(deltas[2 * index]), Double(deltas[2 * index + 1]))
+                            let unitX = shape[2 * anchor] + offset.x, unitY = shape[2 * anchor + 1] + offset.y
+                            intensities[feature] = Self.intensity(
+                                in: image, x: box.x + unitX * box.width, y: box.y + unitY * box.height)
+                        }
+                        intensities.withUnsafeBufferPointer { intensities in
+                            shape.withUnsafeMutableBufferPointer { shape in
+                                for tree in 0..<treesPerCascade {
+                                    let treeIndex = cascade * treesPerCascade + tree
+                                    var node = 0
+                                    while node < splitsPerTree {
+                                        let split = treeIndex * splitsPerTree + node
+                                        let difference = intensities[Int(splits[2 * split])] - intensities[Int(splits[2 * split + 1])]
+                                        node = difference > thresholds[split] ? 2 * node + 1 : 2 * node + 2
+                                    }
+                                    let leaf = (treeIndex * (splitsPerTree + 1) + node - splitsPerTree) * values
+                                    for value in 0..<values { shape[value] += Double(leaves[leaf + value]) }
+                                }
+                            }
+                        }
+                    }
                 }
-                let leaf = (treeIndex * (splitsPerTree + 1) + node - splitsPerTree) * landmarkCount * 2
-                for value in 0..<(landmarkCount * 2) { shape[value] += Double(leaves[leaf + value]) }
             }
         }
         return (0..<landmarkCount).map { FacePoint(x: box.x + shape[2 * $0] * box.width, y: box.y + shape[2 * $0 + 1] * box.height) }
