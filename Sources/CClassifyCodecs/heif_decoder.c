@@ -9,6 +9,7 @@
 #include "alpha_compositing.h"
 #include "cls_one_cpu.h"
 #include "cls_row_reduction.h"
+#include "heif_grid_check.h"
 
 struct cls_heif_decoder {
     struct heif_context *context;
@@ -73,6 +74,10 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
                  heif_get_version());
         cls_message_set(message, text);
         return CLS_DECODER_MISSING;
+    }
+    if (!cls_heif_grids_are_whole(data, size)) {
+        cls_message_set(message, "a tile of the picture's grid has no size, or another size than the others");
+        return CLS_CORRUPT;
     }
     cls_heif_decoder *state = calloc(1, sizeof *state);
     if (state == NULL || (state->context = heif_context_alloc()) == NULL) {

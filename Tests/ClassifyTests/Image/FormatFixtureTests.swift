@@ -115,6 +115,33 @@ struct FormatFixtureTests {
         }
     }
 
+    /// A grid whose tile has no size, or another size than the others, is a corrupt file. libheif
+    /// 1.15 pasted such tiles by a size of 0 and left most of the picture as whatever its memory
+    /// held: two decodes of one file differed (found by `Scripts/fuzz decode`, from this fixture
+    /// with the first tile's `ispe` renamed).
+    @Test(arguments: ["tile without a size", "tiles of two sizes"])
+    func heifGridWithAnUnsizedTileIsCorrupt(_ damage: String) throws {
+        guard Self.hasDecoder(for: .heif) else {
+            print("skipped: this libheif has no HEIC decoder")
+            return
+        }
+        var bytes = [UInt8](try Self.data("heic-grid-irot.heic"))
+        let ispe = Array("ispe".utf8)
+        let boxes = (0...(bytes.count - 4)).filter { Array(bytes[$0..<($0 + 4)]) == ispe }
+        #expect(boxes.count == 5, "four tiles and the grid")
+        if damage == "tile without a size" {
+            bytes[boxes[0]] = UInt8(ascii: "x")  // 'xspe': a property libheif does not know
+        } else {
+            bytes[boxes[1] + 4 + 4 + 3] += 1  // the second tile's width: 65 instead of 64
+        }
+        let error = decodingError { try ImageDecoder().decode(Data(bytes)) }
+        guard case .corrupt(let detail)? = error else {
+            Issue.record("expected corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("grid"), "\(detail)")
+    }
+
     @Test func grayTIFFKeepsItsLevels() throws {
         let image = try ImageDecoder().decode(Self.data("tiff-gray.tif"))
         #expect(image.width == 48 && image.height == 32)
