@@ -23,7 +23,7 @@ public enum FaceChip {
     /// Usage: `let chip = FaceChip.extract(from: image, landmarks: points, size: 150, padding: 0.25)`
     public static func extract(from image: DecodedImage, landmarks: [FacePoint], size: Int = 150, padding: Double = 0.25) -> DecodedImage? {
         guard landmarks.count == referencePoints.count, landmarks.allSatisfy({ $0.x.isFinite && $0.y.isFinite }),
-            (1...4096).contains(size), padding >= 0, padding.isFinite
+            (1...4096).contains(size), padding >= 0, padding.isFinite, image.pixels.count >= image.width * image.height * 3
         else { return nil }
         let side = Double(size)
         let chipPoints = referencePoints.map {
@@ -46,26 +46,32 @@ public enum FaceChip {
         let stepX = FacePoint(x: (right.x - origin.x) / last, y: (right.y - origin.y) / last)
         let stepY = FacePoint(x: (down.x - origin.x) / last, y: (down.y - origin.y) / last)
         var pixels = [UInt8](repeating: 0, count: size * size * 3)
-        for row in 0..<size {
-            for column in 0..<size {
-                let x = origin.x + Double(column) * stepX.x + Double(row) * stepY.x
-                let y = origin.y + Double(column) * stepX.y + Double(row) * stepY.y
-                sampleBilinear(image, x: x, y: y, into: &pixels, at: (row * size + column) * 3)
+        image.pixels.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { chip in
+                for row in 0..<size {
+                    for column in 0..<size {
+                        let x = origin.x + Double(column) * stepX.x + Double(row) * stepY.x
+                        let y = origin.y + Double(column) * stepX.y + Double(row) * stepY.y
+                        sampleBilinear(source, width: image.width, height: image.height, x: x, y: y, into: chip, at: (row * size + column) * 3)
+                    }
+                }
             }
         }
         return DecodedImage(width: size, height: size, pixels: pixels, format: image.format)
     }
 
-    /// Bilinear interpolation of the four pixels around (x, y), each channel truncated like
-    /// dlib's; left black when any of the four is outside the image.
-    private static func sampleBilinear(_ image: DecodedImage, x: Double, y: Double, into pixels: inout [UInt8], at offset: Int) {
+    /// Bilinear interpolation of the four pixels around (x, y) of a `width` x `height` RGB
+    /// picture, each channel truncated like dlib's; left black when any of the four is outside it.
+    private static func sampleBilinear(
+        _ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Double, y: Double, into pixels: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) {
         let left = x.rounded(.down), top = y.rounded(.down)
-        guard left >= 0, top >= 0, left + 1 < Double(image.width), top + 1 < Double(image.height) else { return }
+        guard left >= 0, top >= 0, left + 1 < Double(width), top + 1 < Double(height) else { return }
         let fx = x - left, fy = y - top
-        let base = (Int(top) * image.width + Int(left)) * 3, below = base + image.width * 3
+        let base = (Int(top) * width + Int(left)) * 3, below = base + width * 3
         for channel in 0..<3 {
-            let upper = (1 - fx) * Double(image.pixels[base + channel]) + fx * Double(image.pixels[base + 3 + channel])
-            let lower = (1 - fx) * Double(image.pixels[below + channel]) + fx * Double(image.pixels[below + 3 + channel])
+            let upper = (1 - fx) * Double(image[base + channel]) + fx * Double(image[base + 3 + channel])
+            let lower = (1 - fx) * Double(image[below + channel]) + fx * Double(image[below + 3 + channel])
             pixels[offset + channel] = UInt8(min(255, max(0, ((1 - fy) * upper + fy * lower).rounded(.down))))
         }
     }
