@@ -330,7 +330,7 @@ private struct Pass: Sendable {
                 let queued = try await worker.plan(files)
                 let known = problems.filter { options.roots.libraryPath(forLocal: $0.path) != nil }
                 if !known.isEmpty {
-                    try await worker.write(known, completing: [])
+                    _ = try await worker.write(known, completing: [])
                     reported(known.count, known.compactMap { entry in
                         guard case .failed(let failure) = entry else { return nil }
                         return Failure(path: failure.path, stage: failure.stage, reason: failure.reason)

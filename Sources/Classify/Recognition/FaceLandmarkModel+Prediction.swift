@@ -15,43 +15,67 @@ extension FaceLandmarkModel {
         var shape = meanShape
         var intensities = [Float](repeating: 0, count: features)
         let mean = points(meanShape)
-        let values = landmarkCount * 2
-        // The trees run 7,500 times per face: read the tables through pointers, without a bounds
-        // check or a copy-on-write test per value (the loader checked every index).
+        for cascade in 0..<cascades {
+            // dlib reads the features once per cascade, from the shape as it starts.
+            readFeatures(of: cascade, shape: shape, mean: mean, image: image, box: box, into: &intensities)
+            addLeaves(of: cascade, intensities: intensities, to: &shape)
+        }
+        return (0..<landmarkCount).map { FacePoint(x: box.x + shape[2 * $0] * box.width, y: box.y + shape[2 * $0 + 1] * box.height) }
+    }
+
+    /// The gray levels at `cascade`'s feature points: each point is a landmark of `shape` plus an
+    /// offset, turned as `shape` is turned from the mean shape, then placed in `box`.
+    private func readFeatures(
+        of cascade: Int, shape: [Double], mean: [FacePoint], image: DecodedImage, box: PixelRect,
+        into intensities: inout [Float]
+    ) {
+        let turn = SimilarityTransform.fitting(mean, to: points(shape)) ?? SimilarityTransform(a: 1, b: 0, tx: 0, ty: 0)
+        for feature in 0..<features {
+            let index = cascade * features + feature
+            let anchor = Int(anchors[index])
+            let offset = turn.turned(Double(deltas[2 * index]), Double(deltas[2 * index + 1]))
+            let unitX = shape[2 * anchor] + offset.x, unitY = shape[2 * anchor + 1] + offset.y
+            intensities[feature] = Self.intensity(in: image, x: box.x + unitX * box.width, y: box.y + unitY * box.height)
+        }
+    }
+
+    /// Walks each tree of `cascade` down by the differences of two gray levels and adds the leaf
+    /// it reaches to `shape`. The trees run 7,500 times per face, so the tables are read through
+    /// pointers, without a bounds check or a copy-on-write test per value (the loader checked
+    /// every index).
+    private func addLeaves(of cascade: Int, intensities: [Float], to shape: inout [Double]) {
         splits.withUnsafeBufferPointer { splits in
             thresholds.withUnsafeBufferPointer { thresholds in
                 leaves.withUnsafeBufferPointer { leaves in
-                    for cascade in 0..<cascades {
-                        // dlib reads the features once per cascade, from the shape as it starts.
-                        let turn = SimilarityTransform.fitting(mean, to: points(shape)) ?? SimilarityTransform(a: 1, b: 0, tx: 0, ty: 0)
-                        for feature in 0..<features {
-                            let index = cascade * features + feature
-                            let anchor = Int(anchors[index])
-                            let offset = turn.turned(Double(deltas[2 * index]), Double(deltas[2 * index + 1]))
-                            let unitX = shape[2 * anchor] + offset.x, unitY = shape[2 * anchor + 1] + offset.y
-                            intensities[feature] = Self.intensity(
-                                in: image, x: box.x + unitX * box.width, y: box.y + unitY * box.height)
-                        }
-                        intensities.withUnsafeBufferPointer { intensities in
-                            shape.withUnsafeMutableBufferPointer { shape in
-                                for tree in 0..<treesPerCascade {
-                                    let treeIndex = cascade * treesPerCascade + tree
-                                    var node = 0
-                                    while node < splitsPerTree {
-                                        let split = treeIndex * splitsPerTree + node
-                                        let difference = intensities[Int(splits[2 * split])] - intensities[Int(splits[2 * split + 1])]
-                                        node = difference > thresholds[split] ? 2 * node + 1 : 2 * node + 2
-                                    }
-                                    let leaf = (treeIndex * (splitsPerTree + 1) + node - splitsPerTree) * values
-                                    for value in 0..<values { shape[value] += Double(leaves[leaf + value]) }
-                                }
-                            }
+                    intensities.withUnsafeBufferPointer { intensities in
+                        shape.withUnsafeMutableBufferPointer { shape in
+                            addLeaves(
+                                of: cascade, splits: splits, thresholds: thresholds, leaves: leaves,
+                                intensities: intensities, to: shape)
                         }
                     }
                 }
             }
         }
-        return (0..<landmarkCount).map { FacePoint(x: box.x + shape[2 * $0] * box.width, y: box.y + shape[2 * $0 + 1] * box.height) }
+    }
+
+    private func addLeaves(
+        of cascade: Int, splits: UnsafeBufferPointer<Int32>, thresholds: UnsafeBufferPointer<Float>,
+        leaves: UnsafeBufferPointer<Float>, intensities: UnsafeBufferPointer<Float>,
+        to shape: UnsafeMutableBufferPointer<Double>
+    ) {
+        let values = landmarkCount * 2
+        for tree in 0..<treesPerCascade {
+            let treeIndex = cascade * treesPerCascade + tree
+            var node = 0
+            while node < splitsPerTree {
+                let split = treeIndex * splitsPerTree + node
+                let difference = intensities[Int(splits[2 * split])] - intensities[Int(splits[2 * split + 1])]
+                node = difference > thresholds[split] ? 2 * node + 1 : 2 * node + 2
+            }
+            let leaf = (treeIndex * (splitsPerTree + 1) + node - splitsPerTree) * values
+            for value in 0..<values { shape[value] += Double(leaves[leaf + value]) }
+        }
     }
 
     private func points(_ flat: [Double]) -> [FacePoint] {

@@ -134,7 +134,7 @@ package struct PostgresWriteBenchmark: Sendable {
                 for ((claim, hash), resolution) in zip(hashed, try await worker.resolve(hashed)) where resolution == .classify {
                     entries.append(.classified(result(claim.facts, hash: hash, library: library, weights: weights, model: model, pool: pool, &random)))
                 }
-                try await worker.write(entries, completing: claims)
+                _ = try await worker.write(entries, completing: claims)
                 written += claims.count
             }
         } catch {
