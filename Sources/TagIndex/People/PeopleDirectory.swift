@@ -5,7 +5,8 @@
 /// - `person:anna` is the person called Anna, case and accents ignored (`person:zoe` finds Zoé);
 ///   failing that, the one person whose name starts with the text (`person:ann`), or whose name
 ///   has a word that does (`person:martin` finds Zoé Martin);
-/// - a plain word or quoted phrase that is a person's whole name (`anna`, `"zoé martin"`) finds them.
+/// - a plain word or quoted phrase that is a person's whole name (`anna`, `"zoé martin"`) finds them;
+///   failing that, a single word of people's names (`zoe`, `martin`) finds every person it names.
 ///
 /// Usage: `let ids = try directory.resolve(SearchTerm("anna", kind: .person))`
 package struct PeopleDirectory: Sendable {
@@ -71,6 +72,20 @@ package struct PeopleDirectory: Sendable {
         let key = PeopleNames.key(text)
         guard !key.isEmpty else { return [] }
         return entries.filter { $0.name.map(PeopleNames.key) == key }
+    }
+
+    /// The people a plain word or phrase calls: those whose whole name it is; failing that, when it
+    /// is one word, those with that word in their name (`martin` finds Zoé Martin and Paul Martin).
+    /// Case and accents are ignored; a prefix calls no one (`person:mar` is for that).
+    ///
+    /// Usage: `let called = directory.called("zoe")`
+    package func called(_ text: String) -> [Entry] {
+        let whole = named(text)
+        let key = PeopleNames.key(text)
+        guard whole.isEmpty, !key.isEmpty, !key.contains(" ") else { return whole }
+        return entries.filter { entry in
+            entry.name.map { PeopleNames.key($0).split(separator: " ").contains { $0 == key } } ?? false
+        }
     }
 
     /// The person a form or argument names exactly: an id, or a whole name (case and accents

@@ -130,8 +130,9 @@ package struct MatchPlanner {
     /// also matches. A word the classifier cannot see searches the faces alone.
     private func plan(_ term: SearchTerm) throws -> MatchPlan {
         if term.kind == .person { return people(try lookup.people().resolve(term)) }
-        // A person's whole name typed as a word finds them; with a label of that name too, either.
-        if term.kind != .prefix, term.minimumConfidence == nil, case let named = try lookup.people().named(term.text), !named.isEmpty {
+        // A person's whole name, or a word of people's names, typed as a word finds them; with a
+        // label of that name too, either.
+        if term.kind != .prefix, term.minimumConfidence == nil, case let named = try lookup.people().called(term.text), !named.isEmpty {
             let resolver = TermResolver(lookup: lookup, taxonomy: taxonomy)
             guard case .name? = try? resolver.resolve(term) else { return people(named) }
             return .or([try labelsPlan(term), people(named)])

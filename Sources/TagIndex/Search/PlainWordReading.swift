@@ -7,19 +7,24 @@
 /// 3. a year or date (`2019`, `2019-06`): the date taken, unless free text finds it in label
 ///    names (`X-ray tube 2000`); a month name (`june`): that month of any year, or of the year
 ///    the search names;
-/// 4. a color name (`red`): the search ranks by that color;
-/// 5. a place (`paris`, `italy`, `new york`); a small town loses to labels found by free text;
-/// 6. otherwise a term as before: free text over label names, then "did you mean".
+/// 4. a person named in the index: a run of words that is someone's whole name (`zoé martin`), or
+///    one word of people's names (`anna`, `martin`), unless a longer run names a place; the
+///    names people gave beat the gazetteer's thousands of small towns (`anna` is also a town);
+/// 5. a color name (`red`): the search ranks by that color;
+/// 6. a place (`paris`, `italy`, `new york`); a small town loses to labels found by free text;
+/// 7. otherwise a term as before: free text over label names, then "did you mean".
 ///
 /// A word that means two things (`orange`: the fruit and the color; `jersey`: the shirt and the
-/// island) keeps the first and the search's notes say how to ask for the other. Quoted words,
-/// and words inside OR, NOT or parentheses, are labels only. A search left with nothing to score
-/// (`paris 2019`) lists the newest taken first.
+/// island; `anna`: a person and a town) keeps the first and the search's notes say how to ask for
+/// the other. Quoted words, and words inside OR, NOT or parentheses, are labels or people's names
+/// only. A search left with nothing to score (`paris 2019`) lists the newest taken first.
 ///
 /// Usage: `let (query, notes) = try PlainWordReading(resolver).read(query)`
 package struct PlainWordReading {
     /// The most words a place name spans (`santa cruz de tenerife`).
     package static let maximumPlaceWords = 4
+    /// The most words of a person's name read as one (`anna maria de souza`).
+    package static let maximumNameWords = 4
 
     let resolver: TermResolver
 
@@ -51,9 +56,18 @@ package struct PlainWordReading {
             }
             let name = WordJoining.longestName(children, at: index, taxonomy: resolver.taxonomy)
             let place = longestPlace(children, at: index, query.placeWords)
-            if let place, place.length > max(1, name?.length ?? 0) {
+            let person = try longestPerson(children, at: index)
+            if let place, place.length > max(1, name?.length ?? 0), place.length > person?.length ?? 0 {
                 read.filters.places.append(place.word.matches)
                 index += place.length
+                continue
+            }
+            if let person, person.length > max(1, name?.length ?? 0) {
+                // One term of the whole name, which finds the person (see MatchPlanner).
+                var whole = term
+                whole.text = person.text
+                kept.append(.term(whole))
+                index += person.length
                 continue
             }
             if let name {
@@ -89,6 +103,7 @@ package struct PlainWordReading {
             }
             if PlainWords.smallWords.contains(word) {
                 smallWords.append(word)
+                if person != nil { notes.append("'\(word)' is skipped as a small word; for the person, write person:\(word).") }
             } else if let range = date {
                 if let year, year.range != range {
                     throw TagIndexError.invalidInput(
@@ -98,6 +113,13 @@ package struct PlainWordReading {
                 read.filters.taken = read.filters.taken.map { $0.intersected(with: range) } ?? range
             } else if let month {
                 read.filters.takenMonths.insert(month)
+                if person != nil { notes.append("'\(word)' is searched as the month; for the person, write person:\(word).") }
+            } else if person != nil {
+                kept.append(.term(term))
+                var others: [String] = []
+                if PlainWords.colors[word] != nil { others.append("to rank by the color, write color:\(word)") }
+                if let place { others.append("for photos taken in \(place.word.name), write place:\(Self.written(word))") }
+                if !others.isEmpty { notes.append("'\(word)' is searched as a person; " + others.joined(separator: "; ") + ".") }
             } else if let color = PlainWords.colors[word] {
                 try setColor(color, word: word, of: &read)
             } else if let place {
@@ -134,6 +156,22 @@ package struct PlainWordReading {
         // Nothing left to score (`paris 2019`): newest taken first rather than all at score 0.
         if read.expression == nil, read.sort == .confidence, read.color == nil { read.sort = .taken }
         return (read, notes)
+    }
+
+    /// The longest run of plain words from `index` that is a named person's whole name, or the one
+    /// word there when it is a word of people's names; the people are read only when asked.
+    private func longestPerson(_ children: [QueryExpression], at index: Int) throws -> (text: String, length: Int)? {
+        let people = try resolver.lookup.people()
+        guard people.entries.contains(where: { $0.name != nil }) else { return nil }
+        var words: [String] = []
+        var best: (String, Int)?
+        for child in children[index...].prefix(Self.maximumNameWords) {
+            guard case .term(let term) = child, term.kind == .word, term.minimumConfidence == nil else { break }
+            words.append(term.text)
+            let text = words.joined(separator: " ")
+            if !(words.count == 1 ? people.called(text) : people.named(text)).isEmpty { best = (text, words.count) }
+        }
+        return best
     }
 
     /// The longest run of plain words from `index` that names a place, and how many words it took.

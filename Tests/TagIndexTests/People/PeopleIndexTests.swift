@@ -58,6 +58,25 @@ struct PeopleIndexTests {
         try await index.search(try Query(parsing: query, places: nil)).hits.map { String($0.path.split(separator: "/").last!) }.sorted()
     }
 
+    /// Place names as the places file answers them: Anna (a town in Russia, as in GeoNames), Ben
+    /// (a hamlet), Paris.
+    struct Towns: PlaceNameResolver {
+        static let words: [String: PlaceWord] = [
+            "anna": PlaceWord(matches: [.places([580_054])], name: "Anna, Russia", isProminent: false),
+            "ben": PlaceWord(matches: [.places([1])], name: "Ben, Nowhere", isProminent: false),
+            "paris": PlaceWord(matches: [.places([2_988_507])], name: "Paris, France", isProminent: true),
+        ]
+        func matches(forPlaceNamed name: String) -> [PlaceMatch] { Self.words[name.lowercased()]?.matches ?? [] }
+        func countryCode(named name: String) -> String? { nil }
+        func place(forWord word: String) -> PlaceWord? { Self.words[word] }
+    }
+
+    /// The page of `query` read with the places of ``Towns``.
+    static func search(_ index: any IndexBackend, _ query: String) async throws -> (paths: [String], notes: [String]) {
+        let page = try await index.search(try Query(parsing: query, places: Towns()))
+        return (page.hits.map { String($0.path.split(separator: "/").last!) }.sorted(), page.notes)
+    }
+
     /// The checks both backends share; `write` stores entries as an index run does, `root` is how
     /// paths are stored.
     static func exercise(_ index: any IndexBackend, root: String, write: ([IndexEntry]) async throws -> Void) async throws {
@@ -91,6 +110,20 @@ struct PeopleIndexTests {
         #expect(try await paths(index, "person:anna OR person:ben") == ["a1.jpg", "a2.jpg", "a3.jpg", "b1.jpg", "b2.jpg", "b3.jpg", "both.jpg"])
         #expect(try await paths(index, "person:anna cat") == ["a3.jpg"])
         #expect(try await paths(index, "ben dog") == ["b1.jpg", "b2.jpg", "b3.jpg", "both.jpg"])
+        // One word of a name typed alone, and the whole name unquoted, find the person too.
+        #expect(try await paths(index, "zoe") == ["a1.jpg", "a2.jpg", "a3.jpg", "both.jpg"])
+        #expect(try await paths(index, "ANNA zoé dog") == ["a1.jpg", "a2.jpg", "both.jpg"])
+        #expect(try await paths(index, "zoe OR ben") == ["a1.jpg", "a2.jpg", "a3.jpg", "b1.jpg", "b2.jpg", "b3.jpg", "both.jpg"])
+        await #expect(throws: TagIndexError.self) { try await index.search(try Query(parsing: "zo", places: nil)) }
+        // A name beats the small towns and the places of the same name, and says how to ask for them.
+        let annaPage = try await search(index, "anna")
+        #expect(annaPage.paths == ["a1.jpg", "a2.jpg", "a3.jpg", "both.jpg"])
+        #expect(annaPage.notes == ["'anna' is searched as a person; for photos taken in Anna, Russia, write place:anna."])
+        #expect(try await search(index, "anna zoe").paths == ["a1.jpg", "a2.jpg", "a3.jpg", "both.jpg"])
+        #expect(try await search(index, "anna cat").paths == ["a3.jpg"])
+        #expect(try await search(index, "ben dog").paths == ["b1.jpg", "b2.jpg", "b3.jpg", "both.jpg"])
+        #expect(try await search(index, "place:anna").paths.isEmpty)
+        #expect(try await search(index, "paris").notes.isEmpty)
         #expect(try await paths(index, "person:anna -cat") == ["a1.jpg", "a2.jpg", "both.jpg"])
         await #expect(throws: TagIndexError.self) { try await index.search(try Query(parsing: "person:carl", places: nil)) }
         await #expect(throws: TagIndexError.self) { try await index.search(try Query(parsing: "person:99", places: nil)) }
@@ -133,6 +166,19 @@ struct PeopleIndexTests {
         await #expect(throws: TagIndexError.self) { try await index.correctPeople(.name(person: people[0].id, "  ")) }
         await #expect(throws: TagIndexError.self) { try await index.correctPeople(.merge([people[0].id])) }
         #expect(try await index.peopleCorrections().count == 9)
+    }
+
+    @Test func aWordOfANameCallsEveryoneWithIt() {
+        let directory = PeopleDirectory(entries: [
+            .init(id: 1, name: "Anna Zoé Martin", photoCount: 3), .init(id: 2, name: "Paul Martin", photoCount: 2),
+            .init(id: 3, name: "Martina", photoCount: 1), .init(id: 4, name: nil, photoCount: 5),
+        ])
+        #expect(directory.called("martin").map(\.id) == [1, 2])
+        #expect(directory.called("MARTINA").map(\.id) == [3])
+        #expect(directory.called("zoe").map(\.id) == [1])
+        #expect(directory.called("anna zoe martin").map(\.id) == [1])
+        // Only whole names span words; prefixes and empty text call no one.
+        #expect(directory.called("zoe martin").isEmpty && directory.called("mar").isEmpty && directory.called("  ").isEmpty)
     }
 
     @Test func sqlitePeople() async throws {
