@@ -140,7 +140,7 @@ import Testing
 
     @Test func usageErrorsExitOne() throws {
         for arguments in [["--bogus"], ["classify"], ["classify", "x.jpg", "--format", "xml"], ["classify", "x.jpg", "--jobs", "0"],
-                          ["search", "cat", "--limit", "0"], ["search", "--untagged", "--failed"], ["search", "--after", "yesterday"],
+                          ["search", "cat", "--limit", "0"], ["search", "--untagged", "--failed"], ["search", "--after", "someday"],
                           ["index", "--jobs", "0", "x"], ["show"], ["labels", "--format", "csv"]] {
             let result = try Tool.run(arguments)
             #expect(result.status == 1, "\(arguments) exits 1")

@@ -24,10 +24,12 @@ package struct Parser {
     private var index = 0
 
     private let places: (any PlaceNameResolver)?
+    private let today: String?
 
-    init(_ text: String, places: (any PlaceNameResolver)? = nil) {
+    init(_ text: String, places: (any PlaceNameResolver)? = nil, today: String? = nil) {
         self.text = text
         self.places = places
+        self.today = today
     }
 
     private enum Item {
@@ -46,6 +48,7 @@ package struct Parser {
         var lexer = Lexer(text)
         tokens = try lexer.tokens()
         var query = Query()
+        if let today { query.today = today }
         guard !tokens.isEmpty else { return query }
         let (expression, filters) = try parseOr(depth: 0)
         if let token = current {
@@ -210,14 +213,14 @@ package struct Parser {
                 throw error("too many file types (at most \(Self.maximumFilters))", at: offset)
             }
         case "after", "before":
-            guard let period = LocalTimeRange.period(value) else {
-                throw error("expected a date like 2023, 2023-01 or 2023-01-31 (or 2023-01-31T12:00) after '\(key):'", at: offset)
+            guard let start = LocalTimeRange.period(value)?.start ?? RelativeDays.range(value, today: query.today)?.lower else {
+                throw error("expected a date like 2023, 2023-01 or 2023-01-31 (or 2023-01-31T12:00), or last-month, after '\(key):'", at: offset)
             }
-            let range = key == "after" ? LocalTimeRange(lower: period.start, upper: nil) : LocalTimeRange(lower: nil, upper: period.start)
+            let range = key == "after" ? LocalTimeRange(lower: start, upper: nil) : LocalTimeRange(lower: nil, upper: start)
             query.filters.taken = query.filters.taken.map { $0.intersected(with: range) } ?? range
         case "taken", "modified":
-            guard let range = LocalTimeRange(parsing: value) else {
-                throw error("expected a date like 2019, 2019-06 or 2019-06-14, a range like 2019-06..2019-08 or one like >=2020 after '\(key):'", at: offset)
+            guard let range = LocalTimeRange(parsing: value) ?? RelativeDays.range(value, today: query.today) else {
+                throw error("expected a date like 2019, 2019-06 or 2019-06-14, a range like 2019-06..2019-08, one like >=2020, or yesterday, last-week, this-year after '\(key):'", at: offset)
             }
             if key == "taken" {
                 query.filters.taken = query.filters.taken.map { $0.intersected(with: range) } ?? range

@@ -138,6 +138,11 @@ public struct Query: Sendable, Hashable {
     /// What the plain words of the query (and runs of up to ``PlainWordReading/maximumPlaceWords``
     /// of them) name as places, by their lowercased text: filled when parsing, read when searching.
     package var placeWords: [String: PlaceWord] = [:]
+    /// The day `yesterday`, `last month` and the other ``RelativeDays`` count from, `yyyy-MM-dd`:
+    /// today in this computer's time zone when the query was made.
+    ///
+    /// Usage: `query.today = "2026-11-30"`
+    public var today = RelativeDays.today()
 
     /// Which engine answers: tests compare both on the same queries.
     /// `sql` answers in SQL only; `postings` takes the dense engine wherever it can answer, on
@@ -171,11 +176,16 @@ public struct Query: Sendable, Hashable {
     /// month, color or place rather than a label become filters when searching (see
     /// ``PlainWordReading``).
     ///
+    /// Days named from today (`yesterday`, `taken:last-year`: ``RelativeDays``) count from
+    /// `today` (`yyyy-MM-dd`), this computer's today unless given.
+    ///
     /// ```swift
     /// let query = try Query(parsing: "dog:0.6 -cat under:/photos")
     /// ```
-    public init(parsing text: String, places: (any PlaceNameResolver)? = PlaceNames.current) throws(QuerySyntaxError) {
-        var parser = Parser(text, places: places)
+    public init(
+        parsing text: String, places: (any PlaceNameResolver)? = PlaceNames.current, today: String? = nil
+    ) throws(QuerySyntaxError) {
+        var parser = Parser(text, places: places, today: today)
         self = try parser.parse()
     }
 }

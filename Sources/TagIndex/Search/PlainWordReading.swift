@@ -5,8 +5,8 @@
 ///    longer run names a place (`new york`); a color word the classifier cannot see is the color;
 /// 2. a small word (`on`, `the`): skipped;
 /// 3. a year or date (`2019`, `2019-06`): the date taken, unless free text finds it in label
-///    names (`X-ray tube 2000`); a month name (`june`): that month of any year, or of the year
-///    the search names;
+///    names (`X-ray tube 2000`); days named from today (`yesterday`, `last year`: ``RelativeDays``)
+///    likewise; a month name (`june`): that month of any year, or of the year the search names;
 /// 4. a person named in the index: a run of words that is someone's whole name (`zoé martin`), or
 ///    one word of people's names (`anna`, `martin`), unless a longer run names a place; the
 ///    names people gave beat the gazetteer's thousands of small towns (`anna` is also a town);
@@ -45,7 +45,7 @@ package struct PlainWordReading {
         var read = query
         var kept: [QueryExpression] = []
         var notes: [String] = []
-        var year: (word: String, range: LocalTimeRange)?
+        var dated: (word: String, range: LocalTimeRange)?
         var smallWords: [String] = []
         var index = 0
         while index < children.count {
@@ -56,6 +56,11 @@ package struct PlainWordReading {
             }
             let name = WordJoining.longestName(children, at: index, taxonomy: resolver.taxonomy)
             let place = longestPlace(children, at: index, query.placeWords)
+            if let days = relativeDays(children, at: index, today: query.today), days.length > name?.length ?? 0 {
+                try take(days.range, named: days.text, dated: &dated, into: &read)
+                index += days.length
+                continue
+            }
             let person = try longestPerson(children, at: index)
             if let place, place.length > max(1, name?.length ?? 0), place.length > person?.length ?? 0 {
                 read.filters.places.append(place.word.matches)
@@ -105,12 +110,7 @@ package struct PlainWordReading {
                 smallWords.append(word)
                 if person != nil { notes.append("'\(word)' is skipped as a small word; for the person, write person:\(word).") }
             } else if let range = date {
-                if let year, year.range != range {
-                    throw TagIndexError.invalidInput(
-                        "a search names one year or date ('\(year.word)' and '\(word)'); for a span write taken:\(year.word)..\(word)")
-                }
-                year = (word, range)
-                read.filters.taken = read.filters.taken.map { $0.intersected(with: range) } ?? range
+                try take(range, named: word, dated: &dated, into: &read)
             } else if let month {
                 read.filters.takenMonths.insert(month)
                 if person != nil { notes.append("'\(word)' is searched as the month; for the person, write person:\(word).") }
@@ -156,6 +156,35 @@ package struct PlainWordReading {
         // Nothing left to score (`paris 2019`): newest taken first rather than all at score 0.
         if read.expression == nil, read.sort == .confidence, read.color == nil { read.sort = .taken }
         return (read, notes)
+    }
+
+    /// The span of days the plain words from `index` name from `today` (`yesterday`, `last year`),
+    /// the words as typed and how many they are.
+    private func relativeDays(
+        _ children: [QueryExpression], at index: Int, today: String
+    ) -> (range: LocalTimeRange, text: String, length: Int)? {
+        var words: [String] = []
+        var found: (LocalTimeRange, String, Int)?
+        for child in children[index...].prefix(RelativeDays.maximumWords) {
+            guard case .term(let term) = child, term.kind == .word, term.minimumConfidence == nil else { break }
+            words.append(term.text.lowercased())
+            let text = words.joined(separator: " ")
+            if let range = RelativeDays.range(text, today: today) { found = (range, text, words.count) }
+        }
+        return found
+    }
+
+    /// Makes `range` the search's date taken; a second, different date is an error.
+    private func take(
+        _ range: LocalTimeRange, named word: String, dated: inout (word: String, range: LocalTimeRange)?, into query: inout Query
+    ) throws {
+        if let first = dated, first.range != range {
+            let span = PlainWords.dates(first.word) != nil && PlainWords.dates(word) != nil
+                ? "; for a span write taken:\(first.word)..\(word)" : ""
+            throw TagIndexError.invalidInput("a search names one year or date ('\(first.word)' and '\(word)')\(span)")
+        }
+        dated = (word, range)
+        query.filters.taken = query.filters.taken.map { $0.intersected(with: range) } ?? range
     }
 
     /// The longest run of plain words from `index` that is a named person's whole name, or the one

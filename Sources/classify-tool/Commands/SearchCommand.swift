@@ -51,7 +51,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "Keep a label down to where its curve still has this recall.") var recall: Double?
     @Option(help: ArgumentHelp("Only files under this folder (repeatable).", valueName: "path")) var under: [String] = []
     @Option(help: ArgumentHelp("Only these file types, e.g. jpg or png (repeatable).", valueName: "ext")) var type: [String] = []
-    @Option(help: ArgumentHelp("Taken on or after this day (the photo's own local time; the file time when it states none).", valueName: "yyyy-mm-dd")) var after: String?
+    @Option(help: ArgumentHelp("Taken on or after this day (the photo's own local time; the file time when it states none), or the start of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year.", valueName: "yyyy-mm-dd")) var after: String?
     @Option(help: ArgumentHelp("Taken before this day (as --after).", valueName: "yyyy-mm-dd")) var before: String?
     @Option(help: "Minimum width in pixels.") var minWidth: Int?
     @Option(help: "Minimum height in pixels.") var minHeight: Int?
@@ -170,10 +170,10 @@ struct SearchCommand: AsyncParsableCommand {
 
     /// A date option's value (see ``FilterValue/date(_:timeZone:)``: a bare date is local midnight).
     static func day(_ text: String, option: String) throws -> String {
-        guard let period = LocalTimeRange.period(text) else {
-            throw ValidationError("\(option) takes a date like 2024, 2024-01 or 2024-01-31 (or 2024-01-31T12:00), not '\(text)'")
+        guard let start = LocalTimeRange.period(text)?.start ?? RelativeDays.range(text, today: RelativeDays.today())?.lower else {
+            throw ValidationError("\(option) takes a date like 2024, 2024-01 or 2024-01-31 (or 2024-01-31T12:00), or last-month, not '\(text)'")
         }
-        return period.start
+        return start
     }
 
     /// A size option's value (see ``FilterValue/bytes(_:)``).

@@ -75,7 +75,7 @@ import Testing
             ("(dog under:/a)", "the filter 'under:' applies to the whole query and cannot be inside parentheses", 5),
             ("dog OR under:/a", "the filter 'under:' applies to the whole query and cannot be inside OR", 7),
             ("-under:/a", "the filter 'under:' cannot be negated", 1),
-            ("after:yesterday", "expected a date like 2023, 2023-01 or 2023-01-31 (or 2023-01-31T12:00) after 'after:'", 0),
+            ("after:someday", "expected a date like 2023, 2023-01 or 2023-01-31 (or 2023-01-31T12:00), or last-month, after 'after:'", 0),
             ("minsize:lots", "expected a size like 500KB or 2MB after 'minsize:'", 0),
             ("dog\u{0}cat", "NUL characters are not allowed in a query", 3),
             ("\u{0}", "NUL characters are not allowed in a query", 0),

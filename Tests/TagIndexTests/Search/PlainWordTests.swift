@@ -147,6 +147,57 @@ import Testing
         #expect(try await index.search(try Self.query("paris")).notes.isEmpty)
     }
 
+    @Test(arguments: Backend.allCases) func daysNamedFromTodayAreTheDateTaken(backend: Backend) async throws {
+        let index = try await Self.make(backend)
+        // A Friday: this week runs from Monday 2020-06-29, last year is 2019.
+        func found(_ text: String) async throws -> [String] {
+            Self.names(try await index.search(try Query(parsing: text, places: Names(), today: "2020-07-03")))
+        }
+        #expect(try await found("last year") == ["orange.jpg", "dog-paris.jpg"])
+        #expect(try await found("dog last year") == ["dog-paris.jpg"])
+        #expect(try await found("june last year") == ["dog-paris.jpg"])
+        #expect(try await found("this week") == ["dog-rome.jpg"])
+        #expect(try await found("dog this month") == ["dog-rome.jpg"])
+        for empty in ["Last Month", "yesterday", "today"] { #expect(try await found(empty).isEmpty, "\(empty)") }
+        #expect(try await found("taken:last-year") == ["orange.jpg", "dog-paris.jpg"])
+        #expect(try await found("before:this-year") == ["orange.jpg", "dog-paris.jpg"])
+        #expect(Set(try await found("after:last-week")) == ["dog-rome.jpg", "jersey.jpg", "cabinet.jpg"])
+        #expect(try await found("2019 last year") == ["orange.jpg", "dog-paris.jpg"])
+        // modified: is the file's time: four files were modified on Monday 2024-01-01.
+        let week = try await index.search(try Query(parsing: "modified:this-week", places: Names(), today: "2024-01-05"))
+        #expect(Set(Self.names(week)) == ["dog-paris.jpg", "dog-rome.jpg", "orange.jpg", "cabinet.jpg"])
+        do {
+            _ = try await found("2020 last year")
+            Issue.record("two dates searched")
+        } catch {
+            #expect("\(error)".contains("a search names one year or date ('2020' and 'last year')") && !"\(error)".contains("span"), "\(error)")
+        }
+        // Alone, 'last' is not a date.
+        await #expect(throws: TagIndexError.self) { try await found("last") }
+    }
+
+    @Test func relativeDaysCountFromToday() {
+        func span(_ name: String, _ today: String) -> String? {
+            RelativeDays.range(name, today: today).map { "\($0.lower ?? "")..\($0.upper ?? "")" }
+        }
+        // Weeks start on Monday: a Sunday is the end of its week, a Monday the start.
+        #expect(span("this week", "2026-11-29") == "2026-11-23..2026-11-30")
+        #expect(span("last week", "2026-11-29") == "2026-11-16..2026-11-23")
+        #expect(span("this-week", "2026-11-30") == "2026-11-30..2026-12-07")
+        #expect(span("last month", "2026-01-15") == "2025-12-01..2026-01-01")
+        #expect(span("this month", "2026-12-31") == "2026-12-01..2027-01-01")
+        #expect(span("yesterday", "2024-03-01") == "2024-02-29..2024-03-01")
+        #expect(span("today", "2024-02-29") == "2024-02-29..2024-03-01")
+        #expect(span("LAST_YEAR", "2026-06-01") == "2025-01-01..2026-01-01")
+        #expect(span("this year", "2026-06-01") == "2026-01-01..2027-01-01")
+        #expect(span("next year", "2026-06-01") == nil && span("last", "2026-06-01") == nil)
+        #expect(span("today", "2026-02-30") == nil && span("today", "someday") == nil)
+        // Today is the calendar day where the computer is.
+        let instant = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01T00:00:00Z
+        #expect(RelativeDays.today(at: instant, in: TimeZone(identifier: "UTC")!) == "2025-12-01")
+        #expect(RelativeDays.today(at: instant, in: TimeZone(identifier: "America/New_York")!) == "2025-11-30")
+    }
+
     @Test func theStaticWordsAreRead() {
         #expect(PlainWords.year("2019") == 2019)
         #expect(PlainWords.year("1492") == nil && PlainWords.year("20190") == nil && PlainWords.year("２０１９") == nil)
