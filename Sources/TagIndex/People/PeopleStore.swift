@@ -176,17 +176,21 @@ extension IndexBackend {
         return trimmed
     }
 
-    /// When `face` leaves the person `id`, the facts that name that person by `face` (its name,
-    /// faces moved to it, merges, faces that are not it) given again with another of its faces,
-    /// oldest first, so they keep meaning that person once `face` is gone.
+    /// When `face` leaves the person `id`, the facts that name that person by `face` (the name it
+    /// goes by, faces moved to it, merges, faces that are not it) given again with another of its
+    /// faces, oldest first, so they keep meaning that person once `face` is gone. A name the face
+    /// was given that the person does not go by (it lost to another when two people merged) stays
+    /// with the face: given again, as the newest fact, it would rename the person.
     private func keepingFacts(of id: Int64?, without face: FaceKey) async throws -> [PeopleCorrection.Kind] {
         guard let id, let other = try await faces(ofPerson: id).first(where: { $0 != face }) else { return [] }
+        let shownName = try await people().first { $0.id == id }?.name
         return try await peopleCorrections().compactMap { fact -> PeopleCorrection.Kind? in
             switch fact.kind {
-            case .name(face, let name): .name(other, name)
+            case .name(face, let name) where name == shownName: .name(other, name)
             case .move(let moved, to: face) where moved != face: .move(moved, to: other)
             case .notThisPerson(let kept, person: face) where kept != face: .notThisPerson(kept, person: other)
-            case .merge(face, let with) where with != face, .merge(let with, face) where with != face: .merge(other, with)
+            case .merge(face, let with) where with != face && with != other, .merge(let with, face) where with != face && with != other:
+                .merge(other, with)
             default: nil
             }
         }

@@ -181,6 +181,36 @@ struct PeopleIndexTests {
         #expect(directory.called("zoe martin").isEmpty && directory.called("mar").isEmpty && directory.called("  ").isEmpty)
     }
 
+    /// Two named people merged, then the face that carried the losing name taken out: the person
+    /// keeps the name it went by, and the face keeps its own (before, the losing name moved to the
+    /// person's other faces as the newest fact and renamed the person).
+    @Test func takingOutAFaceKeepsThePersonsName() async throws {
+        let directory = try TemporaryDirectory()
+        let index = try SQLiteIndex(url: directory.databaseURL)
+        try index.replaceTaxonomy(Self.labels, model: Self.model)
+        let run = try await index.beginRun(
+            roots: [try LibraryRoot(parsing: "/f")], labels: Self.labels, model: Self.model, vocabulary: [], settings: RunSettings())
+        let worker = run.makeWorker()
+        _ = try await worker.write(Self.library(root: "/f"), completing: [])
+        await worker.close()
+        _ = try await run.finish()
+        _ = try await index.refreshPeople()
+        let before = try await index.people()
+        let anna = try #require(before.first { $0.samplePath?.contains("/a") == true }), ben = try #require(before.first { $0.id != anna.id })
+        try await index.correctPeople(.name(person: anna.id, "Anna"))
+        try await index.correctPeople(.name(person: ben.id, "Ben"))
+        try await index.correctPeople(.merge([anna.id, ben.id]))
+        let merged = try #require(try await index.people().first)
+        #expect(try await index.people().count == 1 && merged.name == "Ben")
+        // Anna's named face: the first face of the photo it is in.
+        let path = "/f/" + anna.anchor.contentHash.dropFirst("hash-".count)
+        try await index.correctPeople(.notThisPerson(path: path, face: anna.anchor.faceNumber + 1, person: merged.id))
+        let after = try await index.people()
+        #expect(after.first { $0.id == merged.id }?.name == "Ben")
+        #expect(try await index.faces(forPath: path)?[anna.anchor.faceNumber].person?.name == "Anna")
+        #expect(after.compactMap(\.name).sorted() == ["Anna", "Ben"])
+    }
+
     @Test func sqlitePeople() async throws {
         let directory = try TemporaryDirectory()
         let index = try SQLiteIndex(url: directory.databaseURL)
