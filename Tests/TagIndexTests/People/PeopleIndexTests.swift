@@ -188,12 +188,7 @@ struct PeopleIndexTests {
         let directory = try TemporaryDirectory()
         let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
-        let run = try await index.beginRun(
-            roots: [try LibraryRoot(parsing: "/f")], labels: Self.labels, model: Self.model, vocabulary: [], settings: RunSettings())
-        let worker = run.makeWorker()
-        _ = try await worker.write(Self.library(root: "/f"), completing: [])
-        await worker.close()
-        _ = try await run.finish()
+        try await Self.write(Self.library(root: "/f"), to: index)
         _ = try await index.refreshPeople()
         let before = try await index.people()
         let anna = try #require(before.first { $0.samplePath?.contains("/a") == true }), ben = try #require(before.first { $0.id != anna.id })
@@ -215,14 +210,17 @@ struct PeopleIndexTests {
         let directory = try TemporaryDirectory()
         let index = try SQLiteIndex(url: directory.databaseURL)
         try index.replaceTaxonomy(Self.labels, model: Self.model)
-        try await Self.exercise(index, root: "/f") { entries in
-            let run = try await index.beginRun(
-                roots: [try LibraryRoot(parsing: "/f")], labels: Self.labels, model: Self.model, vocabulary: [], settings: RunSettings())
-            let worker = run.makeWorker()
-            _ = try await worker.write(entries, completing: [])
-            await worker.close()
-            _ = try await run.finish()
-        }
+        try await Self.exercise(index, root: "/f") { try await Self.write($0, to: index) }
+    }
+
+    /// Writes `entries` under "/f" as an index run does.
+    static func write(_ entries: [IndexEntry], to index: SQLiteIndex) async throws {
+        let run = try await index.beginRun(
+            roots: [try LibraryRoot(parsing: "/f")], labels: Self.labels, model: Self.model, vocabulary: [], settings: RunSettings())
+        let worker = run.makeWorker()
+        _ = try await worker.write(entries, completing: [])
+        await worker.close()
+        _ = try await run.finish()
     }
 
     @Test func postgresPeople() async throws {
