@@ -1,4 +1,5 @@
-/// Descriptors as fp16 rows, with each row's squared norm, for blocked distance scans.
+/// Descriptors as fp16 rows, with each row's squared norm and the photo it is in, for blocked
+/// distance scans.
 ///
 /// Distances are computed from the fp16 values on both sides, widened to float, with one dot
 /// product kernel (`DotTile`), so d(a, b) and d(b, a) are the same float bit for bit: a pair's
@@ -7,14 +8,27 @@ struct DescriptorMatrix: Sendable {
     let dimension: Int
     private(set) var halves: [UInt16] = []
     private(set) var squaredNorms: [Float] = []
+    /// Each row's photo (``photo(of:)``): faces of one photo are never neighbours.
+    private(set) var photos: [UInt64] = []
 
     init(dimension: Int) { self.dimension = dimension }
 
     var count: Int { squaredNorms.count }
 
-    /// Appends a descriptor already checked for length and range.
-    mutating func append(_ descriptor: [Float]) {
+    /// A number for the photo a face is in: FNV-1a of its content hash (faces of one image share it).
+    static func photo(of key: FaceKey) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.contentHash.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    /// Appends the descriptor, already checked for length and range, of a face of `photo`.
+    mutating func append(_ descriptor: [Float], photo: UInt64) {
         let start = halves.count
+        photos.append(photo)
         halves.append(contentsOf: descriptor.lazy.map(HalfFloat.bits))
         var norm: Float = 0
         for k in 0..<dimension {
@@ -28,6 +42,7 @@ struct DescriptorMatrix: Sendable {
     mutating func append(row index: Int, of other: DescriptorMatrix) {
         halves.append(contentsOf: other.halves[(index * dimension)..<((index + 1) * dimension)])
         squaredNorms.append(other.squaredNorms[index])
+        photos.append(other.photos[index])
     }
 
     /// Row `index` widened to floats into `destination`.

@@ -1,7 +1,7 @@
 import ClassifySupport
 import Dispatch
 
-/// Two faces within the match distance of each other.
+/// Two faces of different photos within the match distance of each other.
 struct SimilarPair: Sendable, Hashable {
     var first: Int32
     var second: Int32
@@ -20,7 +20,10 @@ enum DistanceScan {
     static let queryBlock = 256
     static let rowChunk = 1024
 
-    /// Every pair (i, j) with j < i and i in `newRows` whose squared distance is below `limit`.
+    /// Every pair (i, j) with j < i and i in `newRows` whose squared distance is below `limit`, of
+    /// faces in different photos: two faces of one photo are two people (but for a mirror or a
+    /// collage), so they never count as each other's neighbours. Without that, a small blurred
+    /// face, whose descriptor is near many, joined the three people of a wedding photo into one.
     /// Pairs are handed to `consume` a tile at a time, from up to `threads` threads (consume must
     /// be thread-safe).
     static func pairs(
@@ -50,31 +53,32 @@ enum DistanceScan {
                 for blockStart in stride(from: firstQuery, to: newRows.upperBound, by: queryBlock) {
                     let block = blockStart..<min(blockStart + queryBlock, newRows.upperBound)
                     tile.dots(of: block, from: matrix, into: &out)
-                    let found = threshold(out, queries: block, rows: chunk, norms: matrix.squaredNorms, limit: limit)
+                    let found = threshold(out, queries: block, rows: chunk, matrix: matrix, limit: limit)
                     if !found.isEmpty { consume(found) }
                 }
             }
         }
     }
 
-    /// The pairs of a tile below the limit, keeping only rows before their query.
+    /// The pairs of a tile below the limit, keeping only rows before their query and of another photo.
     private static func threshold(
-        _ dots: [Float], queries: Range<Int>, rows: Range<Int>, norms: [Float], limit: Float
+        _ dots: [Float], queries: Range<Int>, rows: Range<Int>, matrix: DescriptorMatrix, limit: Float
     ) -> [SimilarPair] {
         var found: [SimilarPair] = []
+        let photos = matrix.photos
         dots.withUnsafeBufferPointer { dotBuffer in
-            norms.withUnsafeBufferPointer { normBuffer in
+            matrix.squaredNorms.withUnsafeBufferPointer { normBuffer in
                 let dots = dotBuffer.baseAddress!, norms = normBuffer.baseAddress!
                 for (slot, query) in queries.enumerated() {
                     let rowEnd = min(rows.upperBound, query)
                     guard rowEnd > rows.lowerBound else { continue }
                     let tileRow = dots + slot * rows.count - rows.lowerBound
-                    let queryNorm = norms[query]
+                    let queryNorm = norms[query], queryPhoto = photos[query]
                     // max(d, 0) < limit is d < limit for a positive limit; the sum is the same
                     // expression as squaredDistance's, so the verdict is symmetric.
                     var row = rows.lowerBound
                     while row < rowEnd {
-                        if (queryNorm + norms[row]) - 2 * tileRow[row] < limit {
+                        if (queryNorm + norms[row]) - 2 * tileRow[row] < limit, photos[row] != queryPhoto {
                             let distance = DescriptorMatrix.squaredDistance(queryNorm, norms[row], tileRow[row])
                             found.append(SimilarPair(first: Int32(query), second: Int32(row), squaredDistance: distance))
                         }

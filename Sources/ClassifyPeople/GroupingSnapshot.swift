@@ -27,7 +27,8 @@ public struct GroupingSnapshot: Sendable, Hashable {
     var excluded: [Int32]
 
     static let magic = Array("CPGS".utf8)
-    static let version: UInt8 = 1
+    /// 2: faces of one photo are never neighbours (version 1's counts and pairs included them).
+    static let version: UInt8 = 2
 
     /// The bytes stored in the index. Usage: `let data = snapshot.encoded()`
     public func encoded() -> Data {
@@ -191,7 +192,7 @@ extension PeopleGrouper {
             guard let descriptor = byKey[key], descriptor.count == parameters.dimension,
                 descriptor.allSatisfy({ $0.isFinite && abs($0) <= HalfFloat.largestFinite })
             else { return nil }
-            restored.append(descriptor)
+            restored.append(descriptor, photo: DescriptorMatrix.photo(of: key))
         }
         guard GroupingSnapshot.checksum(of: restored.halves) == snapshot.checksum else { return nil }
         self.restore(keys: snapshot.keys, descriptors: restored, snapshot: snapshot)

@@ -140,7 +140,8 @@ struct PeopleAssembly {
     }
 
     /// For each face, the group of its nearest pin (by distance, then key) that no "not this
-    /// person" fact bars it from, optionally only pins closer than `within` (squared distance).
+    /// person" fact bars it from, nor a pin of the face's own photo (one photo's faces are
+    /// different people), optionally only pins closer than `within` (squared distance).
     private func nearestAllowedGroups(
         _ faces: [Int], pins: [Int], within limit: Float?, _ resolved: inout ResolvedCorrections
     ) -> [Int?] {
@@ -152,7 +153,9 @@ struct PeopleAssembly {
             let chunk = Array(faces[chunkStart..<min(chunkStart + Self.queryChunk, faces.count)])
             let distances = DistanceScan.distances(in: descriptors, queries: chunk, candidates: pins)
             for (row, face) in chunk.enumerated() {
-                let barred = resolved.separated.isEmpty ? [] : resolved.barredGroups(for: face)
+                var barred = resolved.separated.isEmpty ? [] : resolved.barredGroups(for: face)
+                let photo = descriptors.photos[face]
+                for (column, pin) in pins.enumerated() where descriptors.photos[pin] == photo { barred.insert(pinGroups[column]) }
                 var best: (distance: Float, key: FaceKey, group: Int)?
                 for (column, pin) in pins.enumerated() {
                     let distance = distances[row * pins.count + column]

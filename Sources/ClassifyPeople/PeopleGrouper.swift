@@ -14,6 +14,11 @@ import Foundation
 /// let groups = grouper.groups()
 /// ```
 public struct PeopleGrouper: Sendable {
+    /// The version of the grouping's rules: a grouping stored under other rules is made again.
+    /// 2: faces of one photo are never each other's neighbours.
+    /// Usage: `PeopleGrouper.rulesVersion`
+    public static let rulesVersion = 2
+
     /// Usage: `grouper.parameters.matchDistance`
     public let parameters: GroupingParameters
     /// The facts the grouping respects; setting them may rebuild the automatic clusters.
@@ -76,7 +81,7 @@ public struct PeopleGrouper: Sendable {
         for face in faces {
             index[face.key] = keys.count
             keys.append(face.key)
-            descriptors.append(face.descriptor)
+            descriptors.append(face.descriptor, photo: DescriptorMatrix.photo(of: face.key))
         }
         refreshClusters(newFaces: start..<keys.count)
     }

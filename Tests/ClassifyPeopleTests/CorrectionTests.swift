@@ -27,6 +27,22 @@ import Testing
         #expect(grouper.groups().people.first { $0.name == "Alice" }?.faces == cast.keys(of: 0))
     }
 
+    /// A named face does not attract the other faces of its own photo, however near: they are
+    /// other people (a wedding photo's groom named, his guests stayed apart), while a near face of
+    /// another photo joins.
+    @Test func aNamedFaceDoesNotAttractTheFacesOfItsOwnPhoto() throws {
+        var random = SeededRandom(seed: 23)
+        let center = SyntheticFaces.center(using: &random)
+        func face(_ photo: String, _ number: Int) -> DescribedFace {
+            DescribedFace(key: FaceKey(contentHash: photo, faceNumber: number), descriptor: SyntheticFaces.face(near: center, using: &random))
+        }
+        let wedding = (0..<3).map { face("wedding", $0) }, portrait = face("portrait", 0)
+        let facts = [PeopleCorrection(.name(wedding[0].key, "Groom"), source: .user, sequence: 1)]
+        let groups = try PeopleGrouping.group(wedding + [portrait], corrections: facts)
+        #expect(groups.people.map(\.faces) == [[portrait.key, wedding[0].key]])
+        #expect(groups.unassigned == [wedding[1].key, wedding[2].key])
+    }
+
     @Test func oneNamedFaceAttractsASingleNewFace() throws {
         var cast = SyntheticCast(seed: 22)
         let person = cast.addPerson(faces: 1)

@@ -25,6 +25,28 @@ import Testing
         #expect(groups.people.map(\.faces) == [cast.keys(of: a), cast.keys(of: b)].sorted { $0[0] < $1[0] })
     }
 
+    /// Faces of one photo are different people: however near, they never count as each other's
+    /// neighbours (a wedding photo's three faces, one of them small and blurred, used to be one
+    /// person), but each can still join a person seen in other photos.
+    @Test func facesOfOnePhotoAreNeverEachOthersNeighbours() throws {
+        var random = SeededRandom(seed: 9)
+        let near = SyntheticFaces.center(using: &random)
+        func face(_ photo: String, _ number: Int) -> DescribedFace {
+            DescribedFace(key: FaceKey(contentHash: photo, faceNumber: number), descriptor: near)
+        }
+        let wedding = (0..<4).map { face("wedding", $0) }
+        var groups = try PeopleGrouping.group(wedding)
+        #expect(groups.people.isEmpty && groups.unassigned == wedding.map(\.key))
+        // Three photos of one face make a person; grouped incrementally or at once, the same.
+        let portraits = ["a", "b", "c"].map { face($0, 0) }
+        groups = try PeopleGrouping.group(portraits)
+        #expect(groups.people.map(\.faces) == [portraits.map(\.key)])
+        var grouper = try PeopleGrouper()
+        try grouper.add(wedding)
+        try grouper.add(portraits)
+        #expect(grouper.groups() == (try PeopleGrouping.group(wedding + portraits)))
+    }
+
     @Test func lonelyFacesWaitUntilThreeAreSimilar() throws {
         var cast = SyntheticCast(seed: 3)
         let person = cast.addPerson(faces: 2)

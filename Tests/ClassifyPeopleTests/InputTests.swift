@@ -61,7 +61,7 @@ import Testing
 
     @Test func identicalDescriptorsGroupTogether() throws {
         let same = Array(repeating: Float(0.05), count: 128)
-        let faces = (0..<3).map { Self.face($0, same) }
+        let faces = (0..<3).map { DescribedFace(key: FaceKey(contentHash: "photo\($0)", faceNumber: 0), descriptor: same) }
         #expect(try PeopleGrouping.group(faces).people.map(\.faces) == [faces.map(\.key)])
     }
 }

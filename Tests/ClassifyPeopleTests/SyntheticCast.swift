@@ -43,9 +43,10 @@ struct SyntheticCast {
     /// Keys drawn from the person, sorted.
     func keys(of person: Int) -> [FaceKey] { truth.filter { $0.value == person }.map(\.key).sorted() }
 
-    /// A stable key: a hash-like string per face, numbered 0 within its "image".
+    /// A stable key: a hash-like string per face, each in its own "image" (faces of one image are
+    /// different people to the grouping, and one person's faces here are drawn in a row).
     static func key(_ index: Int) -> FaceKey {
-        FaceKey(contentHash: String(format: "img%05d", index / 2), faceNumber: index % 2)
+        FaceKey(contentHash: String(format: "img%05d", index), faceNumber: 0)
     }
 
     /// The faces in another order.

@@ -107,26 +107,25 @@ package enum PeopleBenchmark {
 
     /// 70% of faces in recurring people (the r-th largest has about 6000 / r^0.9 faces per 100,000),
     /// each face its person plus uniform noise of standard deviation 0.03 per value (faces of one
-    /// person about 0.48 apart), and 30% strangers.
+    /// person about 0.48 apart), and 30% strangers; shuffled, then three to a photo, so that a
+    /// photo's faces are of different people, as grouping takes them.
     static func library(_ count: Int, seed: UInt64, prefix: String) -> [DescribedFace] {
         var random = SeededRandom(seed: seed)
-        var faces: [DescribedFace] = []
-        faces.reserveCapacity(count)
-        func key() -> FaceKey { FaceKey(contentHash: "\(prefix)\(faces.count / 3)", faceNumber: faces.count % 3) }
+        var descriptors: [[Float]] = []
+        descriptors.reserveCapacity(count)
         let noise = Float(0.03) * Float(3).squareRoot()
         var rank = 1.0
-        while faces.count < count * 7 / 10 {
+        while descriptors.count < count * 7 / 10 {
             let size = max(1, Int(6000 / pow(rank, 0.9) * Double(count) / 100_000))
             let center = person(using: &random)
-            for _ in 0..<min(size, count * 7 / 10 - faces.count) {
-                let face = zip(center, random.floats(128, in: -noise...noise)).map { $0 + $1 }
-                faces.append(DescribedFace(key: key(), descriptor: face))
+            for _ in 0..<min(size, count * 7 / 10 - descriptors.count) {
+                descriptors.append(zip(center, random.floats(128, in: -noise...noise)).map { $0 + $1 })
             }
             rank += 1
         }
-        while faces.count < count {
-            faces.append(DescribedFace(key: key(), descriptor: person(using: &random)))
+        while descriptors.count < count { descriptors.append(person(using: &random)) }
+        return descriptors.shuffled(using: &random).enumerated().map { index, descriptor in
+            DescribedFace(key: FaceKey(contentHash: "\(prefix)\(index / 3)", faceNumber: index % 3), descriptor: descriptor)
         }
-        return faces.shuffled(using: &random)
     }
 }

@@ -1,6 +1,9 @@
+import ClassifyPeople
+
 /// What a grouping of people was made from, in a few bytes: every described content (its hash,
-/// face count and descriptor bytes) and the corrections (how many, the newest id). People are
-/// regrouped when the fingerprint of the index differs from the stored grouping's.
+/// face count and descriptor bytes), the corrections (how many, the newest id) and the grouping's
+/// rules (``PeopleGrouper/rulesVersion``). People are regrouped when the fingerprint of the index
+/// differs from the stored grouping's.
 ///
 /// ```swift
 /// if fingerprints.current != fingerprints.grouped { try await index.refreshPeople() }
@@ -22,6 +25,7 @@ public struct PeopleFingerprint: Sendable, Hashable, CustomStringConvertible {
                 hash = hash &* 0x100_0000_01b3
             }
         }
+        mix("rules \(PeopleGrouper.rulesVersion);".utf8)
         for content in contents.sorted(by: { $0.hash.utf8.lexicographicallyPrecedes($1.hash.utf8) }) {
             mix(content.hash.utf8)
             mix("/\(content.faces)/\(content.bytes);".utf8)
