@@ -28,20 +28,26 @@ public struct FaceKey: Sendable, Hashable, Comparable, Codable, CustomStringConv
     public var description: String { "\(contentHash)#\(faceNumber)" }
 }
 
-/// A face to group: its key and its descriptor (128 floats for dlib's recognition network).
+/// A face to group: its key, its descriptor (128 floats for dlib's recognition network) and the
+/// size of its box.
 ///
 /// ```swift
-/// let face = DescribedFace(key: key, descriptor: descriptor)
+/// let face = DescribedFace(key: key, descriptor: descriptor, side: 212)
 /// ```
 public struct DescribedFace: Sendable, Hashable {
     /// Usage: `face.key`
     public var key: FaceKey
     /// The recognition network's output for the face. Usage: `face.descriptor.count`
     public var descriptor: [Float]
+    /// The shorter side of the face's box in pixels of the photo; nil when not known (then the
+    /// face is grouped whatever its size; see ``GroupingParameters/minimumFaceSide``).
+    /// Usage: `face.side`
+    public var side: Double?
 
-    /// Usage: `DescribedFace(key: key, descriptor: descriptor)`
-    public init(key: FaceKey, descriptor: [Float]) {
+    /// Usage: `DescribedFace(key: key, descriptor: descriptor, side: 96)`
+    public init(key: FaceKey, descriptor: [Float], side: Double? = nil) {
         self.key = key
         self.descriptor = descriptor
+        self.side = side
     }
 }

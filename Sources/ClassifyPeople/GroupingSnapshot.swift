@@ -14,6 +14,7 @@ import Foundation
 public struct GroupingSnapshot: Sendable, Hashable {
     var matchDistance: Float
     var minimumFaces: Int32
+    var minimumFaceSide: Double
     var dimension: Int32
     /// The faces in the grouper's order. Usage: `snapshot.keys.count`
     public internal(set) var keys: [FaceKey]
@@ -37,6 +38,7 @@ public struct GroupingSnapshot: Sendable, Hashable {
         func put<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         put(matchDistance.bitPattern)
         put(minimumFaces)
+        put(minimumFaceSide.bitPattern)
         put(dimension)
         put(checksum)
         put(Int32(keys.count))
@@ -68,6 +70,7 @@ public struct GroupingSnapshot: Sendable, Hashable {
         }
         matchDistance = Float(bitPattern: try reader.integer(UInt32.self))
         minimumFaces = try reader.integer(Int32.self)
+        minimumFaceSide = Double(bitPattern: try reader.integer(UInt64.self))
         dimension = try reader.integer(Int32.self)
         checksum = try reader.integer(UInt64.self)
         let count = try reader.count()
@@ -118,6 +121,7 @@ public struct GroupingSnapshot: Sendable, Hashable {
     ) {
         matchDistance = parameters.matchDistance
         minimumFaces = Int32(parameters.minimumFaces)
+        minimumFaceSide = parameters.minimumFaceSide
         dimension = Int32(parameters.dimension)
         (self.keys, self.checksum, self.clusteredFaces, self.neighbourCounts, self.parent, self.pending, self.excluded) =
             (keys, checksum, clusteredFaces, neighbourCounts, parent, pending, excluded)
@@ -181,20 +185,22 @@ extension PeopleGrouper {
     /// ```
     public init?(restoring snapshot: GroupingSnapshot, faces: [DescribedFace], parameters: GroupingParameters = GroupingParameters()) throws {
         guard snapshot.matchDistance == parameters.matchDistance, Int(snapshot.minimumFaces) == parameters.minimumFaces,
-            Int(snapshot.dimension) == parameters.dimension
+            snapshot.minimumFaceSide == parameters.minimumFaceSide, Int(snapshot.dimension) == parameters.dimension
         else { return nil }
         try self.init(parameters: parameters)
-        var byKey: [FaceKey: [Float]] = [:]
+        var byKey: [FaceKey: DescribedFace] = [:]
         byKey.reserveCapacity(faces.count)
-        for face in faces { byKey[face.key] = face.descriptor }
+        for face in faces { byKey[face.key] = face }
         var restored = DescriptorMatrix(dimension: parameters.dimension)
-        for key in snapshot.keys {
-            guard let descriptor = byKey[key], descriptor.count == parameters.dimension,
+        var small: Set<Int> = []
+        for (row, key) in snapshot.keys.enumerated() {
+            guard let face = byKey[key], case let descriptor = face.descriptor, descriptor.count == parameters.dimension,
                 descriptor.allSatisfy({ $0.isFinite && abs($0) <= HalfFloat.largestFinite })
             else { return nil }
             restored.append(descriptor, photo: DescriptorMatrix.photo(of: key))
+            if isSmall(face) { small.insert(row) }
         }
         guard GroupingSnapshot.checksum(of: restored.halves) == snapshot.checksum else { return nil }
-        self.restore(keys: snapshot.keys, descriptors: restored, snapshot: snapshot)
+        self.restore(keys: snapshot.keys, descriptors: restored, small: small, snapshot: snapshot)
     }
 }

@@ -4,6 +4,8 @@ struct PeopleAssembly {
     let descriptors: DescriptorMatrix
     /// Each face's automatic cluster (nil: hidden, moved, or in no cluster).
     let clusterOfFace: [Int?]
+    /// Faces too small to group automatically: they wait unless a fact places them.
+    let small: Set<Int>
     let parameters: GroupingParameters
 
     /// Faces per distance call, to bound the distance tile.
@@ -17,13 +19,19 @@ struct PeopleAssembly {
 
         var membersOfCluster: [Int: [Int]] = [:]
         var outsideClusters: [Int] = []
+        var unassigned: [Int] = []
         for face in 0..<faceCount where !resolved.hidden.contains(face) && !resolved.confirmed.contains(face) {
-            if let cluster = clusterOfFace[face] { membersOfCluster[cluster, default: []].append(face) } else { outsideClusters.append(face) }
+            if let cluster = clusterOfFace[face] {
+                membersOfCluster[cluster, default: []].append(face)
+            } else if small.contains(face) {
+                unassigned.append(face)
+            } else {
+                outsideClusters.append(face)
+            }
         }
         var pinsOfCluster: [Int: [Int]] = [:]
         for face in attracting { if let cluster = clusterOfFace[face] { pinsOfCluster[cluster, default: []].append(face) } }
 
-        var unassigned: [Int] = []
         var automatic: [Int: [Int]] = [:]
         for (cluster, members) in membersOfCluster {
             guard let pins = pinsOfCluster[cluster] else {

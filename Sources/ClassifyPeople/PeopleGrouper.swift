@@ -15,7 +15,8 @@ import Foundation
 /// ```
 public struct PeopleGrouper: Sendable {
     /// The version of the grouping's rules: a grouping stored under other rules is made again.
-    /// 2: faces of one photo are never each other's neighbours.
+    /// 2: faces of one photo are never each other's neighbours; faces smaller than
+    /// ``GroupingParameters/minimumFaceSide`` are left out of automatic grouping.
     /// Usage: `PeopleGrouper.rulesVersion`
     public static let rulesVersion = 2
 
@@ -33,10 +34,13 @@ public struct PeopleGrouper: Sendable {
     /// Cluster row -> face index.
     private(set) var clusteredFaces: [Int] = []
     private(set) var excluded: Set<Int> = []
+    /// Faces smaller than `parameters.minimumFaceSide`: never in an automatic cluster.
+    private(set) var small: Set<Int> = []
 
     /// Puts back the state of a snapshot whose descriptors are `descriptors` (see ``GroupingSnapshot``).
-    mutating func restore(keys: [FaceKey], descriptors: DescriptorMatrix, snapshot: GroupingSnapshot) {
+    mutating func restore(keys: [FaceKey], descriptors: DescriptorMatrix, small: Set<Int>, snapshot: GroupingSnapshot) {
         self.keys = keys
+        self.small = small
         index = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
         self.descriptors = descriptors
         clusteredFaces = snapshot.clusteredFaces.map { Int($0) }
@@ -53,6 +57,9 @@ public struct PeopleGrouper: Sendable {
         }
         guard parameters.minimumFaces >= 2 else { throw GroupingError.invalidParameters("minimumFaces must be at least 2") }
         guard parameters.dimension >= 1 else { throw GroupingError.invalidParameters("dimension must be at least 1") }
+        guard parameters.minimumFaceSide.isFinite, parameters.minimumFaceSide >= 0 else {
+            throw GroupingError.invalidParameters("minimumFaceSide must be a number of pixels, 0 or more")
+        }
         self.parameters = parameters
         descriptors = DescriptorMatrix(dimension: parameters.dimension)
         clusters = AutomaticClusters(parameters: parameters)
@@ -79,11 +86,17 @@ public struct PeopleGrouper: Sendable {
         }
         let start = keys.count
         for face in faces {
+            if isSmall(face) { small.insert(keys.count) }
             index[face.key] = keys.count
             keys.append(face.key)
             descriptors.append(face.descriptor, photo: DescriptorMatrix.photo(of: face.key))
         }
         refreshClusters(newFaces: start..<keys.count)
+    }
+
+    /// Whether `face` is too small to group automatically.
+    func isSmall(_ face: DescribedFace) -> Bool {
+        face.side.map { $0 < parameters.minimumFaceSide } ?? false
     }
 
     /// Brings the automatic clusters up to date: adds the new faces, or rebuilds them when the
@@ -101,7 +114,7 @@ public struct PeopleGrouper: Sendable {
             clusteredFaces = []
             rows = 0..<keys.count
         }
-        let added = rows.filter { !excluded.contains($0) }
+        let added = rows.filter { !excluded.contains($0) && !small.contains($0) }
         guard !added.isEmpty else { return }
         clusters.add(rows: added, of: descriptors, threads: threads)
         clusteredFaces.append(contentsOf: added)
@@ -120,7 +133,7 @@ public struct PeopleGrouper: Sendable {
             if let cluster { clusterOfFace[clusteredFaces[row]] = clusteredFaces[cluster] }
         }
         return PeopleAssembly(
-            keys: keys, descriptors: descriptors, clusterOfFace: clusterOfFace, parameters: parameters
+            keys: keys, descriptors: descriptors, clusterOfFace: clusterOfFace, small: small, parameters: parameters
         ).assemble(&resolved)
     }
 }
@@ -129,15 +142,16 @@ public struct PeopleGrouper: Sendable {
 ///
 /// Rules, applied to the set of faces and facts (never to their order):
 /// 1. Automatic clusters (DBSCAN): a face with at least `minimumFaces - 1` others within
-///    `matchDistance` is core; core faces within the distance of each other are one cluster; any
-///    other face joins the cluster of its nearest core face within the distance. Hidden and moved
-///    faces take no part.
+///    `matchDistance` (in other photos) is core; core faces within the distance of each other are
+///    one cluster; any other face joins the cluster of its nearest core face within the distance.
+///    Hidden and moved faces take no part, nor faces smaller than `minimumFaceSide`.
 /// 2. Corrections (`PeopleCorrection`) are applied by priority, then recency, into confirmed
 ///    groups: named faces (one group per name), merged faces, moved faces with their target.
 /// 3. A cluster holding confirmed faces joins their group; with several groups, each of its other
 ///    faces joins the group of its nearest confirmed face (moved faces do not attract). A face in
-///    no cluster joins the group of its nearest confirmed face within the distance. No face joins a
-///    group a "not this person" fact bars it from; confirmed faces never move.
+///    no cluster, not too small, joins the group of its nearest confirmed face within the distance.
+///    No face joins a group a "not this person" fact bars it from, nor one holding a confirmed face
+///    of its own photo; confirmed faces never move.
 /// 4. A cluster with no confirmed face is an automatic person, if at least `minimumFaces` faces
 ///    remain once "not this person" facts have taken their faces out. The rest wait, unassigned.
 ///

@@ -11,6 +11,8 @@ import Testing
             cast.addPerson(faces: size, spread: index.isMultiple(of: 2) ? 0.025 : 0.033)
         }
         for _ in 0..<30 { cast.addStranger() }
+        // Every fifth face too small to group automatically, some faces of unknown size.
+        for index in cast.faces.indices where index % 5 < 2 { cast.faces[index].side = index % 5 == 0 ? 30 : 150 }
         return cast
     }
 
@@ -43,7 +45,7 @@ import Testing
     @Test func orderAndBatchesDoNotChangeThePeople() throws {
         let cast = Self.crowd()
         let reference = try PeopleGrouping.group(cast.faces)
-        #expect(reference.people.count == 7, "the seven people of 3 faces or more")
+        #expect(reference.people.count == 6, "the people of 3 faces or more, but the one of 3 with a face too small")
         for seed in 1...6 as ClosedRange<UInt64> {
             let groups = try Self.grouped(cast.shuffled(seed: seed), corrections: [], batchSeed: seed)
             #expect(groups == reference, "shuffle \(seed)")

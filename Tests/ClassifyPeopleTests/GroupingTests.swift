@@ -47,6 +47,33 @@ import Testing
         #expect(grouper.groups() == (try PeopleGrouping.group(wedding + portraits)))
     }
 
+    /// Faces whose box is under `minimumFaceSide` (40 px) neither make people nor are drawn to
+    /// named ones: their descriptors, from chips upscaled four times or more, match strangers. A
+    /// fact still places them, and a face of unknown size groups as before.
+    @Test func facesTooSmallToRecognizeWaitUnlessAFactPlacesThem() throws {
+        var cast = SyntheticCast(seed: 31)
+        let person = cast.addPerson(faces: 6)
+        for index in cast.faces.indices { cast.faces[index].side = index < 3 ? 39.5 : 64 }
+        let keys = cast.keys(of: person), small = Array(keys.prefix(3)), large = Array(keys.suffix(3))
+        var groups = try PeopleGrouping.group(cast.faces)
+        #expect(groups.people.map(\.faces) == [large])
+        #expect(groups.unassigned == small)
+        // Three small faces alone are nobody; named, one is placed, the others still wait.
+        groups = try PeopleGrouping.group(Array(cast.faces.prefix(3)))
+        #expect(groups.people.isEmpty && groups.unassigned == small)
+        let facts = [
+            PeopleCorrection(.name(large[0], "Fay"), source: .user, sequence: 1),
+            PeopleCorrection(.move(small[1], to: large[0]), source: .user, sequence: 2),
+        ]
+        groups = try PeopleGrouping.group(cast.faces, corrections: facts)
+        #expect(groups.people.map(\.faces) == [(large + [small[1]]).sorted()])
+        #expect(groups.unassigned == [small[0], small[2]])
+        // With no floor, or no sizes, all six are one person.
+        #expect(try PeopleGrouping.group(cast.faces, parameters: GroupingParameters(matchDistance: 0.6, minimumFaceSide: 0)).people.map(\.faces) == [keys])
+        let unsized = cast.faces.map { DescribedFace(key: $0.key, descriptor: $0.descriptor) }
+        #expect(try PeopleGrouping.group(unsized).people.map(\.faces) == [keys])
+    }
+
     @Test func lonelyFacesWaitUntilThreeAreSimilar() throws {
         var cast = SyntheticCast(seed: 3)
         let person = cast.addPerson(faces: 2)

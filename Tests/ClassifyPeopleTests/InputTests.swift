@@ -37,6 +37,8 @@ import Testing
         #expect(throws: GroupingError.self) { try PeopleGrouper(parameters: GroupingParameters(matchDistance: .nan)) }
         #expect(throws: GroupingError.self) { try PeopleGrouper(parameters: GroupingParameters(matchDistance: 0.6, minimumFaces: 1)) }
         #expect(throws: GroupingError.self) { try PeopleGrouper(parameters: GroupingParameters(matchDistance: -1)) }
+        #expect(throws: GroupingError.self) { try PeopleGrouper(parameters: GroupingParameters(matchDistance: 0.6, minimumFaceSide: -1)) }
+        #expect(throws: GroupingError.self) { try PeopleGrouper(parameters: GroupingParameters(matchDistance: 0.6, minimumFaceSide: .nan)) }
     }
 
     @Test func nothingGroupsToNothing() throws {

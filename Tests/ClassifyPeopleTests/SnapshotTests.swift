@@ -40,6 +40,7 @@ import Testing
         changed[3].descriptor[0] += 0.01
         #expect(try PeopleGrouper(restoring: snapshot, faces: changed) == nil)
         #expect(try PeopleGrouper(restoring: snapshot, faces: cast.faces, parameters: GroupingParameters(matchDistance: 0.5)) == nil)
+        #expect(try PeopleGrouper(restoring: snapshot, faces: cast.faces, parameters: GroupingParameters(matchDistance: 0.6, minimumFaceSide: 20)) == nil)
         #expect(try PeopleGrouper(restoring: snapshot, faces: cast.faces) != nil)
         // Damaged bytes: a sentence, never a crash.
         let bytes = snapshot.encoded()

@@ -73,7 +73,7 @@ package enum PeopleSchema {
     /// Rows of (content hash, descriptors) of the same images, by hash: the faces to group (twins,
     /// files of the same content, come one after the other and hold the same descriptors).
     package static let describedFaces = """
-        SELECT i.content_hash, f.descriptors
+        SELECT i.content_hash, f.descriptors, f.faces
         FROM image_faces AS f JOIN images AS i ON i.id = f.image_id
         WHERE f.descriptors IS NOT NULL AND i.error_stage IS NULL AND i.content_hash IS NOT NULL
         ORDER BY i.content_hash

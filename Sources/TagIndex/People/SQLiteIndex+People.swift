@@ -25,7 +25,7 @@ extension SQLiteIndex {
         try guardingStorage { try database.read { db in
             var reader = PeopleGroupingInputs.FaceRowReader()
             let rows = try Row.fetchCursor(db, sql: PeopleSchema.describedFaces)
-            while let row = try rows.next() { reader.add(hash: row[0], blob: row[1]) }
+            while let row = try rows.next() { reader.add(hash: row[0], blob: row[1], faces: row[2]) }
             var previous: [FaceKey: Int64] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT content_hash, face_number, person_id FROM face_people WHERE person_id IS NOT NULL") {
                 previous[FaceKey(contentHash: row[0], faceNumber: row[1])] = row[2]

@@ -114,11 +114,11 @@ public struct PeopleGroupingInputs: Sendable {
         self.fingerprint = fingerprint
     }
 
-    /// The faces of rows of ``PeopleSchema/describedFaces`` (hash, descriptors blob), twins once;
-    /// faces whose descriptor is zeros (no chip) are left out.
-    package static func faces(fromRows rows: [(hash: String, blob: Data)]) -> [DescribedFace] {
+    /// The faces of rows of ``PeopleSchema/describedFaces`` (hash, descriptors blob, faces blob),
+    /// twins once; faces whose descriptor is zeros (no chip) are left out.
+    package static func faces(fromRows rows: [(hash: String, blob: Data, faces: Data)]) -> [DescribedFace] {
         var reader = FaceRowReader()
-        for row in rows { reader.add(hash: row.hash, blob: row.blob) }
+        for row in rows { reader.add(hash: row.hash, blob: row.blob, faces: row.faces) }
         return reader.faces
     }
 
@@ -130,12 +130,16 @@ public struct PeopleGroupingInputs: Sendable {
 
         package init() {}
 
-        /// Adds the faces of one row (nothing for a twin of the previous content).
-        package mutating func add(hash: String, blob: Data) {
+        /// Adds the faces of one row (nothing for a twin of the previous content), each with the
+        /// shorter side of its stored box.
+        package mutating func add(hash: String, blob: Data, faces stored: Data) {
             guard hash != last else { return }
             last = hash
+            let boxes = IndexedFace.decode(stored) ?? []
             for (number, descriptor) in IndexedFace.decodeDescriptors(blob).enumerated() {
-                if let descriptor { faces.append(DescribedFace(key: FaceKey(contentHash: hash, faceNumber: number), descriptor: descriptor)) }
+                guard let descriptor else { continue }
+                let side = number < boxes.count ? min(boxes[number].width, boxes[number].height) : nil
+                faces.append(DescribedFace(key: FaceKey(contentHash: hash, faceNumber: number), descriptor: descriptor, side: side))
             }
         }
     }

@@ -37,8 +37,8 @@ extension PostgresIndex {
     public func peopleGroupingInputs() async throws -> PeopleGroupingInputs {
         try await session.transaction(isolation: .repeatableRead) { session in
             let rows = try await session.all(PeopleSchema.describedFaces) { row in
-                let (hash, blob) = try row.decode((String, ByteBuffer).self)
-                return (hash: hash, blob: Data(blob.readableBytesView))
+                let (hash, blob, faces) = try row.decode((String, ByteBuffer, ByteBuffer).self)
+                return (hash: hash, blob: Data(blob.readableBytesView), faces: Data(faces.readableBytesView))
             }
             var previous: [FaceKey: Int64] = [:]
             let assigned = try await session.all(

@@ -81,6 +81,8 @@ struct PeopleIndexTests {
     /// paths are stored.
     static func exercise(_ index: any IndexBackend, root: String, write: ([IndexEntry]) async throws -> Void) async throws {
         try await write(library(root: root))
+        // Each face goes to grouping with the shorter side of its stored box (40 x 48).
+        #expect(try await index.peopleGroupingInputs().faces.map(\.side) == Array(repeating: 40, count: 9))
         let first = try await index.refreshPeople()
         #expect(first.regrouped && first.people == 2 && first.named == 0 && first.unassigned == 1 && first.faces == 9)
         #expect(try await index.refreshPeople().regrouped == false)
