@@ -11,31 +11,42 @@ import Testing
 @Suite struct PeopleToolTests {
     static let faces = Tool.packageRoot.appending(path: "Tests/ClassifyTests/Fixtures/faces")
 
-    /// Three variants of a fixture portrait: JPEG quality 40, 1.5x larger (nearest), cropped.
-    static func variants(of file: String) throws -> [[UInt8]] {
-        let image = try ImageDecoder().decode(contentsOf: faces.appending(path: file))
-        let (width, height) = (image.width, image.height)
-        var larger = [UInt8](repeating: 0, count: (width * 3 / 2) * (height * 3 / 2) * 3)
-        for y in 0..<(height * 3 / 2) {
-            for x in 0..<(width * 3 / 2) {
-                for channel in 0..<3 { larger[(y * (width * 3 / 2) + x) * 3 + channel] = image.pixels[((y * 2 / 3) * width + x * 2 / 3) * 3 + channel] }
-            }
-        }
+    /// Three variants of a fixture portrait, first made `scale` times larger (nearest): JPEG
+    /// quality 40, 1.5x larger again, cropped.
+    static func variants(of file: String, scale: Int = 1) throws -> [[UInt8]] {
+        let decoded = try ImageDecoder().decode(contentsOf: faces.appending(path: file))
+        let (width, height) = (decoded.width * scale, decoded.height * scale)
+        let pixels = nearest(decoded.pixels, decoded.width, decoded.height, to: width, height)
+        let larger = nearest(pixels, width, height, to: width * 3 / 2, height * 3 / 2)
         let cropWidth = width * 8 / 10, cropHeight = height * 9 / 10
         var cropped: [UInt8] = []
-        for y in 0..<cropHeight { cropped += image.pixels[(y * width * 3)..<(y * width * 3 + cropWidth * 3)] }
+        for y in 0..<cropHeight { cropped += pixels[(y * width * 3)..<(y * width * 3 + cropWidth * 3)] }
         return [
-            try TestJPEG.encode(image.pixels, width: width, height: height, quality: 40),
+            try TestJPEG.encode(pixels, width: width, height: height, quality: 40),
             try TestJPEG.encode(larger, width: width * 3 / 2, height: height * 3 / 2, quality: 90),
             try TestJPEG.encode(cropped, width: cropWidth, height: cropHeight, quality: 95),
         ]
     }
 
+    /// RGB pixels resized to `newWidth` x `newHeight` by taking the nearest pixel.
+    static func nearest(_ pixels: [UInt8], _ width: Int, _ height: Int, to newWidth: Int, _ newHeight: Int) -> [UInt8] {
+        var resized = [UInt8](repeating: 0, count: newWidth * newHeight * 3)
+        for y in 0..<newHeight {
+            for x in 0..<newWidth {
+                let source = ((y * height / newHeight) * width + x * width / newWidth) * 3
+                for channel in 0..<3 { resized[(y * newWidth + x) * 3 + channel] = pixels[source + channel] }
+            }
+        }
+        return resized
+    }
+
     /// The two people's photos in a fresh fixture: astronaut-1...3.jpg, camera-1...3.jpg.
     static func twoPeople(_ name: String) throws -> Fixture {
         let fixture = try Fixture.empty(name)
-        for (person, file) in [("astronaut", "astronaut.png"), ("camera", "camera.png")] {
-            for (number, bytes) in try variants(of: file).enumerated() {
+        // The cameraman's face is 28 px in his 256-px fixture: twice that, so that every variant's
+        // face is large enough to group (40 px, GroupingParameters.minimumFaceSide).
+        for (person, file, scale) in [("astronaut", "astronaut.png", 1), ("camera", "camera.png", 2)] {
+            for (number, bytes) in try variants(of: file, scale: scale).enumerated() {
                 try Data(bytes).write(to: fixture.photos.appending(path: "\(person)-\(number + 1).jpg"))
             }
         }
