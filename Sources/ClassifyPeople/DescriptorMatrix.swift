@@ -17,12 +17,9 @@ struct DescriptorMatrix: Sendable {
 
     /// A number for the photo a face is in: FNV-1a of its content hash (faces of one image share it).
     static func photo(of key: FaceKey) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.contentHash.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
+        var hash = FNV1a()
+        hash.mix(key.contentHash.utf8)
+        return hash.value
     }
 
     /// Appends the descriptor, already checked for length and range, of a face of `photo`.

@@ -129,12 +129,12 @@ public struct GroupingSnapshot: Sendable, Hashable {
 
     /// FNV-1a over fp16 rows.
     static func checksum(of halves: [UInt16]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a()
         for half in halves {
-            hash = (hash ^ UInt64(half & 0xFF)) &* 0x100_0000_01b3
-            hash = (hash ^ UInt64(half >> 8)) &* 0x100_0000_01b3
+            hash.mix(UInt8(half & 0xFF))
+            hash.mix(UInt8(half >> 8))
         }
-        return hash
+        return hash.value
     }
 
     private struct Reader {

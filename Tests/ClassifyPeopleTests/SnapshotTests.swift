@@ -51,4 +51,17 @@ import Testing
         scrambled[scrambled.count - 5] ^= 0x7F
         _ = try? GroupingSnapshot(decoding: scrambled)
     }
+
+    /// Snapshot checksums and people fingerprints are stored, so the hash under them must give the
+    /// published FNV-1a 64-bit values (test vectors of the FNV reference).
+    @Test func theStoredHashIsFNV1a() {
+        func hash(_ text: String) -> UInt64 {
+            var hash = FNV1a()
+            hash.mix(text.utf8)
+            return hash.value
+        }
+        #expect(hash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(hash("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(hash("foobar") == 0x8594_4171_f739_67e8)
+    }
 }

@@ -18,19 +18,13 @@ public struct PeopleFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// Usage: `PeopleFingerprint(contents: rows, corrections: (count, newestID))`
     package init(contents: [(hash: String, faces: Int64, bytes: Int64)], corrections: (count: Int64, newest: Int64)) {
         // FNV-1a over the sorted contents: independent of the order the database returns them in.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-        }
-        mix("rules \(PeopleGrouper.rulesVersion);".utf8)
+        var hash = FNV1a()
+        hash.mix("rules \(PeopleGrouper.rulesVersion);".utf8)
         for content in contents.sorted(by: { $0.hash.utf8.lexicographicallyPrecedes($1.hash.utf8) }) {
-            mix(content.hash.utf8)
-            mix("/\(content.faces)/\(content.bytes);".utf8)
+            hash.mix(content.hash.utf8)
+            hash.mix("/\(content.faces)/\(content.bytes);".utf8)
         }
-        text = "\(contents.count)-\(corrections.count)-\(corrections.newest)-" + String(hash, radix: 16)
+        text = "\(contents.count)-\(corrections.count)-\(corrections.newest)-" + String(hash.value, radix: 16)
     }
 
     /// Usage: `print(fingerprint)`
