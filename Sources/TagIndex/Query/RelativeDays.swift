@@ -1,3 +1,4 @@
+import ClassifySupport
 import Foundation
 
 /// Spans of days named from today, as people search their own photos: `today`, `yesterday`,
@@ -24,20 +25,21 @@ public enum RelativeDays {
     /// Usage: `RelativeDays.range("taken:last-month".dropFirst(6), today: query.today)`
     public static func range(_ name: some StringProtocol, today: String) -> LocalTimeRange? {
         let words = name.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "_" }).joined(separator: " ")
-        guard names.contains(words), let day = Day(today) else { return nil }
+        let fields = today.split(separator: "-", omittingEmptySubsequences: false).compactMap { Int($0) }
+        guard names.contains(words), today.count == 10, fields.count == 3, LocalTimeRange.period(today) != nil else { return nil }
+        let (year, month) = (fields[0], fields[1])
+        let day = CivilCalendar.daysSince1970(year: year, month: month, day: fields[2])
+        // 1970-01-01 was a Thursday, three days after its week's Monday.
+        let monday = day - (day + 3 - CivilCalendar.floorDivide(day + 3, by: 7) * 7)
         switch words {
-        case "today": return LocalTimeRange(lower: day.text, upper: day.adding(days: 1).text)
-        case "yesterday": return LocalTimeRange(lower: day.adding(days: -1).text, upper: day.text)
-        case "this week":
-            let monday = day.monday
-            return LocalTimeRange(lower: monday.text, upper: monday.adding(days: 7).text)
-        case "last week":
-            let monday = day.monday
-            return LocalTimeRange(lower: monday.adding(days: -7).text, upper: monday.text)
-        case "this month": return LocalTimeRange(lower: day.firstOfMonth.text, upper: day.firstOfMonth.adding(months: 1).text)
-        case "last month": return LocalTimeRange(lower: day.firstOfMonth.adding(months: -1).text, upper: day.firstOfMonth.text)
-        case "this year": return LocalTimeRange(lower: day.firstOfYear.text, upper: day.firstOfYear.adding(months: 12).text)
-        default: return LocalTimeRange(lower: day.firstOfYear.adding(months: -12).text, upper: day.firstOfYear.text)
+        case "today": return span(today)
+        case "yesterday": return span(text(day - 1))
+        case "this week": return LocalTimeRange(lower: text(monday), upper: text(monday + 7))
+        case "last week": return LocalTimeRange(lower: text(monday - 7), upper: text(monday))
+        case "this month": return span(String(today.prefix(7)))
+        case "last month": return span(month == 1 ? String(format: "%04d-12", year - 1) : String(format: "%04d-%02d", year, month - 1))
+        case "this year": return span(String(today.prefix(4)))
+        default: return span(String(format: "%04d", year - 1))
         }
     }
 
@@ -45,52 +47,18 @@ public enum RelativeDays {
     ///
     /// Usage: `let today = RelativeDays.today()`
     public static func today(at now: Date = Date(), in zone: TimeZone = .current) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.year, .month, .day], from: now)
-        return Day(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1).text
+        let local = Int(now.timeIntervalSince1970.rounded(.down)) + zone.secondsFromGMT(for: now)
+        return text(CivilCalendar.floorDivide(local, by: 86_400))
     }
 
-    /// A calendar day, counted in UTC so that no day is 23 or 25 hours long.
-    private struct Day {
-        static let calendar: Calendar = {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
-            return calendar
-        }()
+    /// The day, month or year `period` (as `taken:` writes it) spans; nil past the calendar's years.
+    private static func span(_ period: String) -> LocalTimeRange? {
+        LocalTimeRange.period(period).map { LocalTimeRange(lower: $0.start, upper: $0.end) }
+    }
 
-        let date: Date
-
-        init(year: Int, month: Int, day: Int) {
-            date = Self.calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? Date(timeIntervalSince1970: 0)
-        }
-
-        init(date: Date) { self.date = date }
-
-        /// A day written `yyyy-MM-dd`, of a real date.
-        init?(_ text: String) {
-            let parts = text.split(separator: "-").compactMap { Int($0) }
-            guard text.count == 10, parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
-            self.init(year: parts[0], month: parts[1], day: parts[2])
-            guard text == self.text else { return nil }
-        }
-
-        var text: String {
-            let parts = Self.calendar.dateComponents([.year, .month, .day], from: date)
-            return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        }
-
-        func adding(days: Int) -> Day { Day(date: Self.calendar.date(byAdding: .day, value: days, to: date) ?? date) }
-        func adding(months: Int) -> Day { Day(date: Self.calendar.date(byAdding: .month, value: months, to: date) ?? date) }
-
-        /// The Monday of this day's week.
-        var monday: Day { adding(days: -((Self.calendar.component(.weekday, from: date) + 5) % 7)) }
-
-        var firstOfMonth: Day {
-            let parts = Self.calendar.dateComponents([.year, .month], from: date)
-            return Day(year: parts.year ?? 1970, month: parts.month ?? 1, day: 1)
-        }
-
-        var firstOfYear: Day { Day(year: Self.calendar.component(.year, from: date), month: 1, day: 1) }
+    /// A day counted from 1970-01-01, as `yyyy-MM-dd`.
+    private static func text(_ daysSince1970: Int) -> String {
+        let date = CivilCalendar.civilDate(fromDaysSince1970: daysSince1970)
+        return String(format: "%04d-%02d-%02d", date.year, date.month, date.day)
     }
 }

@@ -192,6 +192,9 @@ import Testing
         #expect(span("this year", "2026-06-01") == "2026-01-01..2027-01-01")
         #expect(span("next year", "2026-06-01") == nil && span("last", "2026-06-01") == nil)
         #expect(span("today", "2026-02-30") == nil && span("today", "someday") == nil)
+        // Days before 1970 count as well; a year before the first has no span.
+        #expect(span("this week", "1969-12-31") == "1969-12-29..1970-01-05")
+        #expect(span("last year", "0001-06-01") == nil && span("today", "2026-11-3T") == nil)
         // Today is the calendar day where the computer is.
         let instant = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01T00:00:00Z
         #expect(RelativeDays.today(at: instant, in: TimeZone(identifier: "UTC")!) == "2025-12-01")
