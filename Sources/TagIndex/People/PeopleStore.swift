@@ -134,7 +134,7 @@ extension IndexBackend {
             let checked = try Self.checkedName(name)
             let (face, current) = try await self.face(path: path, number: number)
             let renames = current.flatMap { people[$0]?.name }.map { $0 != checked } ?? false
-            kinds = (renames ? try await keepingFacts(of: current, without: face) : []) + [.name(face, checked)]
+            kinds = (renames ? try await keepingFacts(of: current.flatMap { people[$0] }, without: face) : []) + [.name(face, checked)]
         case .merge(let ids):
             let distinct = Array(Set(ids)).sorted()
             guard distinct.count >= 2 else { throw TagIndexError.invalidInput("merging takes two people or more") }
@@ -144,7 +144,7 @@ extension IndexBackend {
             let (face, current) = try await self.face(path: path, number: number)
             let target = try anchor(id)
             // Already there: nothing to record.
-            if current != id { kinds = try await keepingFacts(of: current, without: face) + [.move(face, to: target)] }
+            if current != id { kinds = try await keepingFacts(of: current.flatMap { people[$0] }, without: face) + [.move(face, to: target)] }
         case .notThisPerson(let path, let number, let id):
             let (face, current) = try await self.face(path: path, number: number)
             guard let person = people[id] else { throw TagIndexError.invalidInput("no person has the id \(id); `people` lists them") }
@@ -156,10 +156,10 @@ extension IndexBackend {
                 }
                 reference = other
             }
-            kinds = (current == id ? try await keepingFacts(of: current, without: face) : []) + [.notThisPerson(face, person: reference)]
+            kinds = (current == id ? try await keepingFacts(of: person, without: face) : []) + [.notThisPerson(face, person: reference)]
         case .hide(let path, let number):
             let (face, current) = try await self.face(path: path, number: number)
-            kinds = try await keepingFacts(of: current, without: face) + [.notAFace(face)]
+            kinds = try await keepingFacts(of: current.flatMap { people[$0] }, without: face) + [.notAFace(face)]
         }
         if !kinds.isEmpty { try await recordPeopleCorrections(kinds, source: .user) }
         return try await refreshPeople(parameters: parameters)
@@ -176,14 +176,14 @@ extension IndexBackend {
         return trimmed
     }
 
-    /// When `face` leaves the person `id`, the facts that name that person by `face` (the name it
+    /// When `face` leaves `person` (as the stored grouping lists it), the facts that name that person by `face` (the name it
     /// goes by, faces moved to it, merges, faces that are not it) given again with another of its
     /// faces, oldest first, so they keep meaning that person once `face` is gone. A name the face
     /// was given that the person does not go by (it lost to another when two people merged) stays
     /// with the face: given again, as the newest fact, it would rename the person.
-    private func keepingFacts(of id: Int64?, without face: FaceKey) async throws -> [PeopleCorrection.Kind] {
-        guard let id, let other = try await faces(ofPerson: id).first(where: { $0 != face }) else { return [] }
-        let shownName = try await people().first { $0.id == id }?.name
+    private func keepingFacts(of person: PersonSummary?, without face: FaceKey) async throws -> [PeopleCorrection.Kind] {
+        guard let person, let other = try await faces(ofPerson: person.id).first(where: { $0 != face }) else { return [] }
+        let shownName = person.name
         return try await peopleCorrections().compactMap { fact -> PeopleCorrection.Kind? in
             switch fact.kind {
             case .name(face, let name) where name == shownName: .name(other, name)
