@@ -23,10 +23,21 @@ package struct PeopleDirectory: Sendable {
         }
     }
 
-    package var entries: [Entry]
+    package let entries: [Entry]
+    /// Each entry's name as ``PeopleNames/key(_:)`` folds it (nil while unnamed), and its words:
+    /// folded once when the directory is read, not for every word of every search.
+    private let keys: [String?]
+    private let keyWords: [[Substring]]
 
     /// Usage: `PeopleDirectory(entries: [])`
-    package init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) {
+        self.entries = entries
+        keys = entries.map { $0.name.map(PeopleNames.key) }
+        keyWords = keys.map { $0?.split(separator: " ") ?? [] }
+    }
+
+    /// Whether anyone has a name yet. Usage: `guard directory.hasNames else { return nil }`
+    package var hasNames: Bool { keys.contains { $0 != nil } }
 
     /// The directory of listed people. Usage: `PeopleDirectory(people: try await index.people())`
     package init(people: [PersonSummary]) {
@@ -46,12 +57,12 @@ package struct PeopleDirectory: Sendable {
             return [person]
         }
         let key = PeopleNames.key(text)
-        let named = entries.filter { $0.name != nil }
-        let exact = named.filter { PeopleNames.key($0.name!) == key }
+        let named = entries.indices.filter { keys[$0] != nil }
+        let exact = named.filter { keys[$0] == key }.map { entries[$0] }
         if !exact.isEmpty { return exact }
-        var starting = named.filter { PeopleNames.key($0.name!).hasPrefix(key) }
+        var starting = named.filter { keys[$0]!.hasPrefix(key) }.map { entries[$0] }
         if starting.isEmpty {
-            starting = named.filter { PeopleNames.key($0.name!).split(separator: " ").contains { $0.hasPrefix(key) } }
+            starting = named.filter { keyWords[$0].contains { $0.hasPrefix(key) } }.map { entries[$0] }
         }
         let names = Set(starting.compactMap(\.name)).sorted()
         guard names.count <= 1 else {
@@ -71,7 +82,7 @@ package struct PeopleDirectory: Sendable {
     package func named(_ text: String) -> [Entry] {
         let key = PeopleNames.key(text)
         guard !key.isEmpty else { return [] }
-        return entries.filter { $0.name.map(PeopleNames.key) == key }
+        return entries.indices.filter { keys[$0] == key }.map { entries[$0] }
     }
 
     /// The people a plain word or phrase calls: those whose whole name it is; failing that, when it
@@ -83,9 +94,7 @@ package struct PeopleDirectory: Sendable {
         let whole = named(text)
         let key = PeopleNames.key(text)
         guard whole.isEmpty, !key.isEmpty, !key.contains(" ") else { return whole }
-        return entries.filter { entry in
-            entry.name.map { PeopleNames.key($0).split(separator: " ").contains { $0 == key } } ?? false
-        }
+        return entries.indices.filter { keyWords[$0].contains { $0 == key } }.map { entries[$0] }
     }
 
     /// The person a form or argument names exactly: an id, or a whole name (case and accents

@@ -191,7 +191,7 @@ package struct PlainWordReading {
     /// word there when it is a word of people's names; the people are read only when asked.
     private func longestPerson(_ children: [QueryExpression], at index: Int) throws -> (text: String, length: Int)? {
         let people = try resolver.lookup.people()
-        guard people.entries.contains(where: { $0.name != nil }) else { return nil }
+        guard people.hasNames else { return nil }
         var words: [String] = []
         var best: (String, Int)?
         for child in children[index...].prefix(Self.maximumNameWords) {
