@@ -40,22 +40,52 @@ static void quantize_row_portable(const float *x, size_t k, const float *multipl
     for (size_t i = 0; i < k; i++) q[i] = cls_quantize_one(x[i], multipliers[i], zero_point);
 }
 
+typedef struct {
+    int variant;
+    const float *x;
+    size_t rows, k, ldx;
+    const float *multipliers;
+    int zero_point;
+    uint8_t *q;
+    size_t ldq;
+    int tasks;
+} quantize_job;
+
+static void quantize_rows(const quantize_job *j, size_t r0, size_t r1) {
+    const size_t padded = cls_qgemm_row_bytes(j->k);
+    for (size_t r = r0; r < r1; r++) {
+        const float *row = j->x + r * j->ldx;
+        uint8_t *out = j->q + r * j->ldq;
+#if CLS_HAS_AVX512_VARIANT
+        if (j->variant == CLS_INT8_AVX512_VNNI) cls_quantize_u8_avx512(row, j->k, j->multipliers, j->zero_point, out);
+        else if (j->variant >= CLS_INT8_AVX2) cls_quantize_u8_avx2(row, j->k, j->multipliers, j->zero_point, out);
+        else quantize_row_portable(row, j->k, j->multipliers, j->zero_point, out);
+#else
+        quantize_row_portable(row, j->k, j->multipliers, j->zero_point, out);
+#endif
+        for (size_t i = j->k; i < padded; i++) out[i] = (uint8_t)j->zero_point;
+    }
+}
+
+static void quantize_task(void *context, int task) {
+    const quantize_job *j = context;
+    quantize_rows(j, j->rows * (size_t)task / (size_t)j->tasks, j->rows * (size_t)(task + 1) / (size_t)j->tasks);
+}
+
 void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers,
                              int zero_point, uint8_t *q, size_t ldq) {
-    const size_t padded = cls_qgemm_row_bytes(k);
-    for (size_t r = 0; r < rows; r++) {
-        const float *row = x + r * ldx;
-        uint8_t *out = q + r * ldq;
-#if CLS_HAS_AVX512_VARIANT
-        if (variant == CLS_INT8_AVX512_VNNI) cls_quantize_u8_avx512(row, k, multipliers, zero_point, out);
-        else if (variant >= CLS_INT8_AVX2) cls_quantize_u8_avx2(row, k, multipliers, zero_point, out);
-        else quantize_row_portable(row, k, multipliers, zero_point, out);
-#else
-        (void)variant;
-        quantize_row_portable(row, k, multipliers, zero_point, out);
-#endif
-        for (size_t i = k; i < padded; i++) out[i] = (uint8_t)zero_point;
+    // Each row is quantized by itself, so splitting the rows between threads changes no value. A
+    // map of the network's early layers (112x112x32) is read in about as long as the int8 GEMM
+    // after it takes: on one thread it would be half of the op whatever the GEMM's split.
+    enum { MIN_VALUES_PER_TASK = 16384 };
+    quantize_job j = {variant, x, rows, k, ldx, multipliers, zero_point, q, ldq, 1};
+    const int threads = cls_parallel_thread_count();
+    if (threads > 1 && rows * k >= 2 * MIN_VALUES_PER_TASK) {
+        const size_t most = rows * k / MIN_VALUES_PER_TASK;
+        j.tasks = (size_t)threads * 2 < most ? threads * 2 : (int)most;
+        if ((size_t)j.tasks > rows) j.tasks = (int)rows;
     }
+    cls_parallel_run(quantize_task, &j, j.tasks);
 }
 
 void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers, int zero_point,
@@ -169,10 +199,10 @@ void cls_qgemm_variant(int variant, size_t m, size_t n, size_t k, const uint8_t 
     g->row_blocks = (m + g->tile_m - 1) / g->tile_m;
     const int threads = cls_parallel_thread_count();
     if (threads > 1) {
-        // As in gemm.c: cut along whichever operand is larger, a few tasks per thread.
+        // As in gemm.c: by rows whenever every task gets a row block, a few tasks per thread.
         const int want = threads * 2;
         const size_t steps = (g->panels + g->panel_step - 1) / g->panel_step;
-        if (m >= n) g->m_tasks = (size_t)want < g->row_blocks ? want : (int)g->row_blocks;
+        if (g->row_blocks >= (size_t)want) g->m_tasks = (size_t)want < g->row_blocks ? want : (int)g->row_blocks;
         else g->n_tasks = (size_t)want < steps ? want : (int)steps;
     }
     cls_parallel_run(qgemm_task, &call, g->m_tasks * g->n_tasks);

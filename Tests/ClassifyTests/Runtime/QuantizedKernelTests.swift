@@ -64,6 +64,8 @@ struct QuantizedKernelTests {
         .init(rows: 91, inputs: 13, outputs: 7, activation: .none, residual: nil, seed: 14, smoothed: true),
         .init(rows: 37, inputs: 67, outputs: 33, activation: .relu6, residual: Activation.none, seed: 15, smoothed: true),
         .init(rows: 5, inputs: 1152, outputs: 17, activation: .none, residual: nil, seed: 16, smoothed: true),
+        // Large enough that quantizing splits the rows between threads (at least 32,768 values).
+        .init(rows: 1001, inputs: 37, outputs: 21, activation: .relu6, residual: nil, seed: 17),
     ]
 
     static let variantsWithThreads: [(Variant, Int)] = Variant.allCases.flatMap { [($0, 1), ($0, 2)] }
