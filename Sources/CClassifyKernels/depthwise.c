@@ -246,9 +246,10 @@ void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels, 
     };
     int threads = cls_parallel_thread_count();
     if (threads > 1) {
-        // Tall maps split by rows; small maps (7x7, 14x14) with many channels split by channels.
-        int want = threads * 2;
-        if (out_h >= 8 * want) j.row_tasks = want;
+        // A band of rows per thread (see parallel.h) while each band has two rows or more; maps
+        // shorter than that (7x7 on two threads stays in rows) split by channels.
+        int want = threads;
+        if (out_h >= 2 * want) j.row_tasks = want;
         else {
             int blocks = (channels + 15) / 16;
             j.channel_tasks = want < blocks ? want : blocks;

@@ -154,7 +154,7 @@ void cls_direct_conv2d(const float *input, int in_h, int in_w, int in_channels, 
         .tasks = 1,
     };
     int threads = cls_parallel_thread_count();
-    if (threads > 1) j.tasks = out_h < threads * 2 ? out_h : threads * 2;
+    if (threads > 1) j.tasks = out_h < threads ? out_h : threads;  // a band of rows per thread (parallel.h)
     cls_task_fn fn = direct_task_baseline;
 #if CLS_HAS_AVX2_VARIANT
     if (cls_use_avx2()) fn = direct_task_avx2;

@@ -255,14 +255,13 @@ void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, c
     };
     int threads = cls_parallel_thread_count();
     if (threads > 1) {
-        // A few tasks per thread so a thread that gets descheduled on a busy machine costs less.
-        // Cut by rows (pixels) whenever every task gets a row block: each core then writes whole
-        // pixels and reads only its own rows of the input, most of which it has just written
-        // itself, where a cut by output channels makes each core read every row of a map the
-        // other one wrote. By channels only when rows are too few (the classifier, 7x7 maps on
-        // many threads). On 2 cores (Xeon family 6 model 207) this took the network's two-thread
-        // latency from 2.90 to 2.79 ms at int8 and from 4.25 to 4.16 ms at fp32.
-        int want = threads * 2;
+        // One band of rows per thread (see parallel.h) whenever every band gets a row block: each
+        // core then writes whole pixels and reads only its own rows of the input, most of which it
+        // has just written itself, where a cut by output channels makes each core read every row of
+        // a map the other one wrote. By channels only when rows are too few (the classifier). On
+        // 2 cores (Xeon family 6 model 207) the cut by rows took the network's two-thread latency
+        // from 2.90 to 2.79 ms at int8 and from 4.25 to 4.16 ms at fp32.
+        int want = threads;
         size_t steps = (g.panels + g.panel_step - 1) / g.panel_step;
         if (g.row_blocks >= (size_t)want) g.m_tasks = (size_t)want < g.row_blocks ? want : (int)g.row_blocks;
         else g.n_tasks = (size_t)want < steps ? want : (int)steps;

@@ -82,7 +82,7 @@ void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k,
     const int threads = cls_parallel_thread_count();
     if (threads > 1 && rows * k >= 2 * MIN_VALUES_PER_TASK) {
         const size_t most = rows * k / MIN_VALUES_PER_TASK;
-        j.tasks = (size_t)threads * 2 < most ? threads * 2 : (int)most;
+        j.tasks = (size_t)threads < most ? threads : (int)most;
         if ((size_t)j.tasks > rows) j.tasks = (int)rows;
     }
     cls_parallel_run(quantize_task, &j, j.tasks);
@@ -199,8 +199,8 @@ void cls_qgemm_variant(int variant, size_t m, size_t n, size_t k, const uint8_t 
     g->row_blocks = (m + g->tile_m - 1) / g->tile_m;
     const int threads = cls_parallel_thread_count();
     if (threads > 1) {
-        // As in gemm.c: by rows whenever every task gets a row block, a few tasks per thread.
-        const int want = threads * 2;
+        // As in gemm.c: a band of rows per thread whenever every band gets a row block.
+        const int want = threads;
         const size_t steps = (g->panels + g->panel_step - 1) / g->panel_step;
         if (g->row_blocks >= (size_t)want) g->m_tasks = (size_t)want < g->row_blocks ? want : (int)g->row_blocks;
         else g->n_tasks = (size_t)want < steps ? want : (int)steps;
