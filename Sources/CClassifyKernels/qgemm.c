@@ -76,8 +76,10 @@ void cls_quantize_u8_variant(int variant, const float *x, size_t rows, size_t k,
                              int zero_point, uint8_t *q, size_t ldq) {
     // Each row is quantized by itself, so splitting the rows between threads changes no value. A
     // map of the network's early layers (112x112x32) is read in about as long as the int8 GEMM
-    // after it takes: on one thread it would be half of the op whatever the GEMM's split.
-    enum { MIN_VALUES_PER_TASK = 16384 };
+    // after it takes: on one thread it would be half of the op whatever the GEMM's split. Rows go
+    // in bands as the GEMM's (parallel.h), so each core quantizes the rows it multiplies; a band
+    // of 4,096 values takes about a microsecond, twice what handing out the tasks costs.
+    enum { MIN_VALUES_PER_TASK = 4096 };
     quantize_job j = {variant, x, rows, k, ldx, multipliers, zero_point, q, ldq, 1};
     const int threads = cls_parallel_thread_count();
     if (threads > 1 && rows * k >= 2 * MIN_VALUES_PER_TASK) {
