@@ -93,9 +93,12 @@ package enum PeopleSchema {
 }
 
 extension PeopleSchema {
-    /// Faces waiting for a person with a path each, by path then face number (bind a LIMIT after).
+    /// Faces waiting for a person with a path each and the stored faces of their content (for the
+    /// box's size), by path then face number (bind a LIMIT after).
     package static let unassignedList = """
-        SELECT MIN(i.path) AS path, fp.face_number
+        SELECT MIN(i.path) AS path, fp.face_number,
+               (SELECT f.faces FROM image_faces AS f JOIN images AS j ON j.id = f.image_id
+                WHERE j.content_hash = fp.content_hash AND f.faces IS NOT NULL LIMIT 1) AS faces
         FROM face_people AS fp JOIN images AS i ON i.content_hash = fp.content_hash
         WHERE fp.person_id IS NULL AND fp.hidden = 0
         GROUP BY fp.content_hash, fp.face_number

@@ -1,4 +1,5 @@
 import ClassifyPeople
+import Foundation
 
 /// One person as `people` lists them: id, name, how many faces and photos, a sample photo.
 ///
@@ -30,7 +31,8 @@ public struct PersonSummary: Sendable, Hashable, Codable {
     }
 }
 
-/// A face waiting for a person (too few similar faces yet), where `show` lists it.
+/// A face waiting for a person, where `show` lists it: too few similar faces yet, or a face too
+/// small to recognize (``isTooSmallToGroup``), which only a correction places.
 ///
 /// Usage: `for face in try await index.unassignedFaces(limit: 50) { print(face.path, face.faceNumber) }`
 public struct UnassignedFace: Sendable, Hashable, Codable {
@@ -38,11 +40,35 @@ public struct UnassignedFace: Sendable, Hashable, Codable {
     public var path: String
     /// The face's number in the photo, from 1 as `show` lists it. Usage: `face.faceNumber`
     public var faceNumber: Int
+    /// The shorter side of the face's box, in pixels of the upright photo; nil when the index
+    /// holds no box for it. Usage: `face.side.map { "\($0) px" }`
+    public var side: Double?
 
-    /// Usage: `UnassignedFace(path: path, faceNumber: 1)`
-    public init(path: String, faceNumber: Int) {
+    /// Usage: `UnassignedFace(path: path, faceNumber: 1, side: 64)`
+    public init(path: String, faceNumber: Int, side: Double? = nil) {
         self.path = path
         self.faceNumber = faceNumber
+        self.side = side
+    }
+
+    /// Whether the face is smaller than automatic grouping takes (`minimumFaceSide`, 40 px by
+    /// default): it waits whatever other faces are like it, until it is named or moved.
+    ///
+    /// Usage: `if face.isTooSmallToGroup(GroupingParameters()) { print("name it to place it") }`
+    public func isTooSmallToGroup(_ parameters: GroupingParameters = GroupingParameters()) -> Bool {
+        side.map { $0 < parameters.minimumFaceSide } ?? false
+    }
+
+    /// The smallest side automatic grouping takes by default, in pixels.
+    ///
+    /// Usage: `print("faces under \(UnassignedFace.smallestGroupedSide) px wait")`
+    public static var smallestGroupedSide: Double { GroupingParameters().minimumFaceSide }
+
+    /// The face's box side (`side`) from a content's stored faces (``IndexedFace`` rows), by
+    /// the face's number from 0.
+    package static func storedSide(ofFace number: Int, in stored: Data?) -> Double? {
+        guard let stored, let boxes = IndexedFace.decode(stored), number < boxes.count else { return nil }
+        return min(boxes[number].width, boxes[number].height)
     }
 }
 

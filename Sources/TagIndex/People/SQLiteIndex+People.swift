@@ -105,7 +105,7 @@ extension SQLiteIndex {
     public func unassignedFaces(limit: Int) throws -> [UnassignedFace] {
         try guardingStorage { try database.read { db in
             try Row.fetchAll(db, sql: PeopleSchema.unassignedList + " LIMIT ?", arguments: [limit]).map { row in
-                UnassignedFace(path: row[0], faceNumber: (row[1] as Int) + 1)
+                UnassignedFace(path: row[0], faceNumber: (row[1] as Int) + 1, side: UnassignedFace.storedSide(ofFace: row[1], in: row[2]))
             }
         } }
     }

@@ -153,8 +153,10 @@ extension PostgresIndex {
         var binds = PostgresBindings()
         binds.append(Int64(limit))
         return try await session.all(PeopleSchema.unassignedList + " LIMIT $1", binds) { row in
-            let (path, number) = try row.decode((String, Int64).self)
-            return UnassignedFace(path: path, faceNumber: Int(number) + 1)
+            let (path, number, faces) = try row.decode((String, Int64, ByteBuffer?).self)
+            return UnassignedFace(
+                path: path, faceNumber: Int(number) + 1,
+                side: UnassignedFace.storedSide(ofFace: Int(number), in: faces.map { Data($0.readableBytesView) }))
         }
     }
 

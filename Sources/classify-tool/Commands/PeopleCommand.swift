@@ -53,8 +53,14 @@ struct PeopleCommand: AsyncParsableCommand {
                 if unassigned {
                     let faces = try await index.unassignedFaces(limit: max(0, limit))
                     if format == .json { return try Terminal.json(JSONOutput.encode(UnassignedFacesOutput(faces))) }
-                    for face in faces { Terminal.out("\(face.path)  face \(face.faceNumber)") }
-                    Terminal.note("\(faces.count) face\(faces.count == 1 ? "" : "s") waiting for a person")
+                    for face in faces {
+                        let size = face.side.map { "  \(Int($0.rounded(.down))) px" } ?? ""
+                        Terminal.out("\(face.path)  face \(face.faceNumber)\(size)\(face.isTooSmallToGroup() ? ", too small to group" : "")")
+                    }
+                    let small = faces.filter { $0.isTooSmallToGroup() }.count
+                    Terminal.note(
+                        "\(faces.count) face\(faces.count == 1 ? "" : "s") waiting for a person"
+                            + (small == 0 ? "" : "; \(small) under \(Int(UnassignedFace.smallestGroupedSide)) px wait until named or moved"))
                     return
                 }
                 let people = try await index.people()

@@ -91,7 +91,14 @@ struct PeopleIndexTests {
         let anna = try #require(people.first { $0.samplePath?.hasSuffix("/a1.jpg") == true || $0.samplePath?.hasSuffix("/a2.jpg") == true || $0.samplePath?.hasSuffix("/a3.jpg") == true || ($0.samplePath?.hasSuffix("/both.jpg") == true && $0.anchor.faceNumber == 0) })
         let ben = try #require(people.first { $0.id != anna.id })
         #expect(Set(people.map(\.id)) == [1, 2])
-        #expect(try await index.unassignedFaces(limit: 10) == [UnassignedFace(path: "\(root)/stranger.jpg", faceNumber: 1)])
+        // A waiting face comes with its box's shorter side: 40 px is large enough to group.
+        let waiting = try await index.unassignedFaces(limit: 10)
+        #expect(waiting == [UnassignedFace(path: "\(root)/stranger.jpg", faceNumber: 1, side: 40)])
+        #expect(waiting.map { $0.isTooSmallToGroup() } == [false])
+        #expect(UnassignedFace(path: "x.jpg", faceNumber: 1, side: 39.5).isTooSmallToGroup())
+        #expect(!UnassignedFace(path: "x.jpg", faceNumber: 1).isTooSmallToGroup())
+        let json = String(decoding: try JSONOutput.encode(UnassignedFacesOutput(waiting + [UnassignedFace(path: "x.jpg", faceNumber: 2, side: 31.4)])), as: UTF8.self)
+        #expect(json.contains("\"side\":40") && json.contains("\"side\":31") && json.contains("\"too_small\":true") && json.contains("\"too_small\":false"), "\(json)")
 
         // person:ID finds unnamed people; show names each face's person.
         #expect(try await paths(index, "person:\(anna.id)") == ["a1.jpg", "a2.jpg", "a3.jpg", "both.jpg"])
