@@ -204,7 +204,7 @@ void cls_qgemm_variant(int variant, size_t m, size_t n, size_t k, const uint8_t 
         // As in gemm.c: a band of rows per thread whenever every band gets a row block.
         const int want = threads;
         const size_t steps = (g->panels + g->panel_step - 1) / g->panel_step;
-        if (g->row_blocks >= (size_t)want) g->m_tasks = (size_t)want < g->row_blocks ? want : (int)g->row_blocks;
+        if (g->row_blocks >= (size_t)want) g->m_tasks = want;
         else g->n_tasks = (size_t)want < steps ? want : (int)steps;
     }
     cls_parallel_run(qgemm_task, &call, g->m_tasks * g->n_tasks);
