@@ -22,6 +22,8 @@ public struct IndexedFace: Sendable, Hashable {
     public var height: Double
     /// Detector confidence, 0...1. Usage: `face.confidence`
     public var confidence: Double
+    /// The box's shorter side, the size people grouping judges a face by. Usage: `face.shorterSide`
+    public var shorterSide: Double { min(width, height) }
 
     /// The face's descriptor (128 values); empty when recognition ran but could not cut a chip
     /// (stored as zeros, read back as nil), nil when recognition has not run.

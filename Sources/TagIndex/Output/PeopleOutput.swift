@@ -47,7 +47,7 @@ public struct UnassignedFacesOutput: Codable, Sendable {
     /// Usage: `UnassignedFacesOutput(try await index.unassignedFaces(limit: 100))`
     public init(_ faces: [UnassignedFace], parameters: GroupingParameters = GroupingParameters()) {
         unassigned = faces.map {
-            Face(path: $0.path, face: $0.faceNumber, side: $0.side.map { Int($0.rounded(.down)) }, tooSmall: $0.isTooSmallToGroup(parameters))
+            Face(path: $0.path, face: $0.faceNumber, side: $0.wholePixelSide, tooSmall: $0.isTooSmallToGroup(parameters))
         }
     }
 }

@@ -43,6 +43,9 @@ public struct UnassignedFace: Sendable, Hashable, Codable {
     /// The shorter side of the face's box, in pixels of the upright photo; nil when the index
     /// holds no box for it. Usage: `face.side.map { "\($0) px" }`
     public var side: Double?
+    /// ``side`` in whole pixels, rounded down (so a 39.6-px face is never shown as 40 and too
+    /// small), as `people --unassigned` prints and writes it. Usage: `face.wholePixelSide`
+    public var wholePixelSide: Int? { side.map { Int($0.rounded(.down)) } }
 
     /// Usage: `UnassignedFace(path: path, faceNumber: 1, side: 64)`
     public init(path: String, faceNumber: Int, side: Double? = nil) {
@@ -68,7 +71,7 @@ public struct UnassignedFace: Sendable, Hashable, Codable {
     /// the face's number from 0.
     package static func storedSide(ofFace number: Int, in stored: Data?) -> Double? {
         guard let stored, let boxes = IndexedFace.decode(stored), number < boxes.count else { return nil }
-        return min(boxes[number].width, boxes[number].height)
+        return boxes[number].shorterSide
     }
 }
 

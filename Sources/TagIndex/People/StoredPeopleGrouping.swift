@@ -138,7 +138,7 @@ public struct PeopleGroupingInputs: Sendable {
             let boxes = IndexedFace.decode(stored) ?? []
             for (number, descriptor) in IndexedFace.decodeDescriptors(blob).enumerated() {
                 guard let descriptor else { continue }
-                let side = number < boxes.count ? min(boxes[number].width, boxes[number].height) : nil
+                let side = number < boxes.count ? boxes[number].shorterSide : nil
                 faces.append(DescribedFace(key: FaceKey(contentHash: hash, faceNumber: number), descriptor: descriptor, side: side))
             }
         }

@@ -54,7 +54,7 @@ struct PeopleCommand: AsyncParsableCommand {
                     let faces = try await index.unassignedFaces(limit: max(0, limit))
                     if format == .json { return try Terminal.json(JSONOutput.encode(UnassignedFacesOutput(faces))) }
                     for face in faces {
-                        let size = face.side.map { "  \(Int($0.rounded(.down))) px" } ?? ""
+                        let size = face.wholePixelSide.map { "  \($0) px" } ?? ""
                         Terminal.out("\(face.path)  face \(face.faceNumber)\(size)\(face.isTooSmallToGroup() ? ", too small to group" : "")")
                     }
                     let small = faces.filter { $0.isTooSmallToGroup() }.count
