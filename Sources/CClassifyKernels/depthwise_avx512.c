@@ -41,9 +41,10 @@ CLS_AVX512 static void pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
     }
 }
 
-// 4 output pixels (ox...ox+3) x V vectors of channels from c; the last vector has `last` channels
-// (1...16). With CHECKED, taps outside the input horizontally are skipped (bit t*KW+kx of
-// `valid`); without, the caller guarantees every tap is inside.
+// 4 output pixels (ox...ox+3) x V vectors of channels from c, windows of KW <= 5 and stride S of 1
+// or 2 (the shapes `rows` is compiled for); the last vector has `last` channels (1...16). With
+// CHECKED, taps outside the input horizontally are skipped (bit t*KW+kx of `valid`); without, the
+// caller guarantees every tap is inside.
 CLS_AVX512 CLS_INLINE void tile(const dw_job *j, const int KW, const int S, const int V, const int CHECKED,
                                 unsigned valid, int oy, int ox, int c, int last, int ky_lo, int ky_hi) {
     enum { T = 4 };
@@ -61,42 +62,29 @@ CLS_AVX512 CLS_INLINE void tile(const dw_job *j, const int KW, const int S, cons
         // Only the taps inside become addresses.
         const ptrdiff_t in = ((ptrdiff_t)(iy0 + ky) * j->in_w + ix0) * C + c;
         const float *w = j->weights + (size_t)(ky * KW) * C + c;
-        if (S <= 2) {
-            // The 4 pixels' windows overlap, so each input column under them (3 * S + KW) is
-            // loaded once and multiplied into every pixel whose window holds it, with the window
-            // row's weights in registers: 8 loads (stride 1) or 11 (stride 2) for a 5x5 row's 20
-            // multiply-adds, where the loop below loads 20 inputs and 5 weights. Each accumulator
-            // still adds its taps in kx order, so the sums are the loop's to the bit. A tap is
-            // outside the input exactly when its column is, so the check is per column (through
-            // the first pixel whose window holds it). Both channel vectors go in one pass, keeping
-            // 8 accumulators in flight; the loops must unroll fully for the weights to stay in
-            // registers (without the pragmas stride 2 ran at half the speed of the loop below).
-            __m512 wv[5][2];
-            for (int kx = 0; kx < KW; kx++)
-                for (int v = 0; v < V; v++) wv[kx][v] = _mm512_maskz_loadu_ps(mask[v], w + (size_t)kx * C + 16 * v);
+        // The 4 pixels' windows overlap, so each input column under them (3 * S + KW) is loaded
+        // once and multiplied into every pixel whose window holds it, with the window row's
+        // weights in registers: 8 loads (stride 1) or 11 (stride 2) for a 5x5 row's 20
+        // multiply-adds, where loading per tap took 20 inputs and 5 weights. Each accumulator
+        // adds its taps in kx order, as that loop did, so the sums are the same to the bit. A tap
+        // is outside the input exactly when its column is, so the check is per column (through
+        // the first pixel whose window holds it). Both channel vectors go in one pass, keeping 8
+        // accumulators in flight; the loops must unroll fully for the weights to stay in
+        // registers (without the pragmas stride 2 ran at half the speed of loading per tap).
+        __m512 wv[5][2];
+        for (int kx = 0; kx < KW; kx++)
+            for (int v = 0; v < V; v++) wv[kx][v] = _mm512_maskz_loadu_ps(mask[v], w + (size_t)kx * C + 16 * v);
 #pragma clang loop unroll(full)
-            for (int x = 0; x < S * (T - 1) + KW; x++) {
-                const int first = x < KW ? 0 : (x - KW + S) / S;
-                if (CHECKED && !(valid & (1u << (first * KW + x - S * first)))) continue;
+        for (int x = 0; x < S * (T - 1) + KW; x++) {
+            const int first = x < KW ? 0 : (x - KW + S) / S;
+            if (CHECKED && !(valid & (1u << (first * KW + x - S * first)))) continue;
 #pragma clang loop unroll(full)
-                for (int v = 0; v < V; v++) {
-                    const __m512 xv = _mm512_maskz_loadu_ps(mask[v], j->input + (in + (ptrdiff_t)x * C + 16 * v));
-#pragma clang loop unroll(full)
-                    for (int t = 0; t < T; t++) {
-                        const int kx = x - S * t;
-                        if (kx >= 0 && kx < KW) acc[t][v] = _mm512_fmadd_ps(xv, wv[kx][v], acc[t][v]);
-                    }
-                }
-            }
-            continue;
-        }
-        for (int kx = 0; kx < KW; kx++) {
             for (int v = 0; v < V; v++) {
-                const __m512 wv = _mm512_maskz_loadu_ps(mask[v], w + (size_t)kx * C + 16 * v);
+                const __m512 xv = _mm512_maskz_loadu_ps(mask[v], j->input + (in + (ptrdiff_t)x * C + 16 * v));
+#pragma clang loop unroll(full)
                 for (int t = 0; t < T; t++) {
-                    if (CHECKED && !(valid & (1u << (t * KW + kx)))) continue;
-                    const __m512 x = _mm512_maskz_loadu_ps(mask[v], j->input + (in + (ptrdiff_t)(t * S + kx) * C + 16 * v));
-                    acc[t][v] = _mm512_fmadd_ps(x, wv, acc[t][v]);
+                    const int kx = x - S * t;
+                    if (kx >= 0 && kx < KW) acc[t][v] = _mm512_fmadd_ps(xv, wv[kx][v], acc[t][v]);
                 }
             }
         }
