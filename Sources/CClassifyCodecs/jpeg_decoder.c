@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jpeg_error_manager.h"
+#include "jpeg_huffman_decoder.h"
 
 #include <jerror.h>
 
@@ -13,7 +14,9 @@
 // a warning: a file with damaged entropy data then decodes to a plausible-looking wrong picture.
 // Handing libjpeg the data in chunks smaller than that keeps it on the checked path, which warns
 // (JWRN_HUFF_BAD_CODE, turned into CLS_CORRUPT). Measured cost: about 5-7% of the decoding time
-// of a 12-megapixel photo, much less of a whole classification.
+// of a 12-megapixel photo, much less of a whole classification. Decodes at 1/8 scale, the common
+// case, take our own Huffman decoder instead (jpeg_huffman_decoder.h), which checks as much and
+// reads the data in place.
 enum { CLS_JPEG_SOURCE_CHUNK = 256 };
 
 /// Pixels decoded around a crop so that chroma upsampling sees the same neighbours as in a whole decode.
@@ -39,6 +42,15 @@ struct cls_jpeg_decoder {
     /// Set by cls_jpeg_decoder_crop: only this rectangle of the (scaled) output is produced
     /// (width 0: all of it).
     cls_output_crop crop;
+    /// What open chose, for reading the header again when libjpeg decodes the file a second time.
+    J_COLOR_SPACE out_color_space;
+    unsigned int scale_denominator;
+    /// Set by our Huffman decoder when it leaves the file to libjpeg's.
+    int huffman_declined;
+    /// Decode with libjpeg's Huffman decoder only (after a decline, or asked for).
+    int library_huffman_only;
+    /// Our Huffman decoder took the scan of the last decoding pass.
+    int huffman_ours;
 };
 
 // The decoder struct lives on the heap and only pointers to it are used after setjmp, so no
@@ -101,6 +113,14 @@ static void use_chunked_source(cls_jpeg_decoder *decoder, const uint8_t *data, s
     source->size = size;
     source->offset = 0;
     decoder->cinfo.src = &source->library;
+}
+
+// Our Huffman decoder read the scan in place; libjpeg reads on from the marker after it.
+static void resume_source_at(j_decompress_ptr cinfo, size_t offset) {
+    cls_jpeg_chunked_source *source = (cls_jpeg_chunked_source *)cinfo->src;
+    source->offset = offset;
+    source->library.next_input_byte = source->data + offset;
+    source->library.bytes_in_buffer = 0;
 }
 
 static void choose_scale(struct jpeg_decompress_struct *cinfo, uint32_t minimum_short_side) {
@@ -193,6 +213,8 @@ cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t mini
         break;
     }
     choose_scale(&state->cinfo, minimum_short_side);
+    state->out_color_space = state->cinfo.out_color_space;
+    state->scale_denominator = state->cinfo.scale_denom;
 
     header->output_width = state->cinfo.output_width;
     header->output_height = state->cinfo.output_height;
@@ -268,20 +290,18 @@ static void read_cropped(cls_jpeg_decoder *decoder, uint8_t *rgb) {
     jpeg_abort_decompress(cinfo);
 }
 
-cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity,
-                                        cls_message *message) {
-    if (decoder == NULL || rgb == NULL) {
-        cls_message_set(message, "no decoder or output buffer");
-        return CLS_INVALID_ARGUMENT;
-    }
+void cls_jpeg_decoder_use_library_huffman(cls_jpeg_decoder *decoder) {
+    if (decoder != NULL) decoder->library_huffman_only = 1;
+}
+
+int cls_jpeg_decoder_huffman_was_ours(const cls_jpeg_decoder *decoder) {
+    return decoder != NULL && decoder->huffman_ours;
+}
+
+// One decoding pass into `rgb`, whose size read_pixels has checked.
+static cls_status decode_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity, cls_message *message) {
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
-    JDIMENSION width = decoder->crop.width ? decoder->crop.width : cinfo->output_width;
-    JDIMENSION height = decoder->crop.width ? decoder->crop.height : cinfo->output_height;
-    size_t row_bytes = (size_t)width * 3;
-    if (capacity / row_bytes < height) {
-        cls_message_set(message, "output buffer too small");
-        return CLS_INVALID_ARGUMENT;
-    }
+    size_t row_bytes = (size_t)cinfo->output_width * 3;
     if (setjmp(decoder->errors.jump)) {
         cls_message_set(message, decoder->errors.message.text);
         return decoder->errors.status;
@@ -291,7 +311,12 @@ cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb,
         read_cropped(decoder, rgb);
         return CLS_OK;
     }
-    if ((size_t)cinfo->output_width * 3 != row_bytes || cinfo->output_height * row_bytes > capacity) {
+    decoder->huffman_ours = 0;
+    if (!decoder->library_huffman_only) {
+        decoder->huffman_ours = cls_jpeg_huffman_install(cinfo, decoder->source.data, decoder->source.size,
+                                                         resume_source_at, &decoder->huffman_declined);
+    }
+    if (cinfo->output_height * row_bytes > capacity) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "output size changed while decoding");
     }
     if (decoder->four_channel_ink) {
@@ -323,6 +348,47 @@ cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb,
     }
     jpeg_finish_decompress(cinfo);
     return CLS_OK;
+}
+
+// After our Huffman decoder declined: back to the start of the file, the same choices as open.
+static cls_status read_header_again(cls_jpeg_decoder *decoder, cls_message *message) {
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    if (setjmp(decoder->errors.jump)) {
+        cls_message_set(message, decoder->errors.message.text);
+        return decoder->errors.status;
+    }
+    jpeg_abort_decompress(cinfo);
+    use_chunked_source(decoder, decoder->source.data, decoder->source.size);
+    jpeg_read_header(cinfo, TRUE);
+    cinfo->out_color_space = decoder->out_color_space;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = decoder->scale_denominator;
+    jpeg_calc_output_dimensions(cinfo);
+    return CLS_OK;
+}
+
+cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity,
+                                        cls_message *message) {
+    if (decoder == NULL || rgb == NULL) {
+        cls_message_set(message, "no decoder or output buffer");
+        return CLS_INVALID_ARGUMENT;
+    }
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    JDIMENSION width = decoder->crop.width ? decoder->crop.width : cinfo->output_width;
+    JDIMENSION height = decoder->crop.width ? decoder->crop.height : cinfo->output_height;
+    size_t row_bytes = (size_t)width * 3;
+    if (capacity / row_bytes < height) {
+        cls_message_set(message, "output buffer too small");
+        return CLS_INVALID_ARGUMENT;
+    }
+    cls_status status = decode_pixels(decoder, rgb, capacity, message);
+    if (status != CLS_OK && decoder->huffman_declined && !decoder->library_huffman_only) {
+        // libjpeg decodes the file again alone; its verdict stands, whatever it is.
+        decoder->library_huffman_only = 1;
+        status = read_header_again(decoder, message);
+        if (status == CLS_OK) status = decode_pixels(decoder, rgb, capacity, message);
+    }
+    return status;
 }
 
 void cls_jpeg_decoder_close(cls_jpeg_decoder *decoder) {

@@ -97,6 +97,16 @@ static void configure_color(jpeg_encode_job *job, const cls_test_jpeg_options *o
             cinfo->write_Adobe_marker = options->ink == CLS_TEST_JPEG_INK_ADOBE_CMYK;
         }
     }
+    if (options->luma_h_sampling > 0 && options->luma_v_sampling > 0) {
+        cinfo->comp_info[0].h_samp_factor = options->luma_h_sampling;
+        cinfo->comp_info[0].v_samp_factor = options->luma_v_sampling;
+        for (int c = 1; c < cinfo->num_components; c++) {
+            cinfo->comp_info[c].h_samp_factor = 1;
+            cinfo->comp_info[c].v_samp_factor = 1;
+        }
+    }
+    cinfo->restart_interval = options->restart_interval;
+    cinfo->optimize_coding = options->optimize_coding ? TRUE : FALSE;
 }
 
 static void release_job(jpeg_encode_job *job) {

@@ -35,10 +35,14 @@ public struct TestEncodingFailure: Error, CustomStringConvertible {
 /// ```
 public enum TestJPEG {
     /// Compresses interleaved `pixels` of `components` channels (1 gray, 3 RGB, 4 CMYK).
+    /// `lumaSampling` (h, v) sets the first component's sampling factors (nil: libjpeg's 2 x 2),
+    /// `restartInterval` the MCUs between restart markers (0: none), `optimizedTables` Huffman
+    /// tables made for the image.
     public static func encode(
         _ pixels: [UInt8], width: Int, height: Int, components: Int = 3, quality: Int = 95,
         scans: cls_test_jpeg_scans = CLS_TEST_JPEG_BASELINE,
-        ink: cls_test_jpeg_ink = CLS_TEST_JPEG_INK_ADOBE_CMYK, app1: [UInt8] = []
+        ink: cls_test_jpeg_ink = CLS_TEST_JPEG_INK_ADOBE_CMYK, app1: [UInt8] = [],
+        lumaSampling: (h: Int, v: Int)? = nil, restartInterval: Int = 0, optimizedTables: Bool = false
     ) throws -> [UInt8] {
         precondition(pixels.count == width * height * components)
         return try app1.withUnsafeBufferPointer { app1Buffer in
@@ -51,6 +55,10 @@ public enum TestJPEG {
             options.ink = ink
             options.app1 = app1Buffer.baseAddress
             options.app1_size = app1Buffer.count
+            options.luma_h_sampling = Int32(lumaSampling?.h ?? 0)
+            options.luma_v_sampling = Int32(lumaSampling?.v ?? 0)
+            options.restart_interval = UInt32(restartInterval)
+            options.optimize_coding = optimizedTables ? 1 : 0
             return try encodedBytes { cls_test_encode_jpeg(&options, pixels, $0, $1, $2) }
         }
     }

@@ -61,6 +61,18 @@ cls_status cls_jpeg_decoder_crop(cls_jpeg_decoder *decoder, cls_output_crop crop
 cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message);
 
+/// Decodes with libjpeg's own Huffman decoder even at 1/8 scale, where ours would be used: for
+/// tests that compare the two and for measurements. Call before read_pixels.
+///
+///   cls_jpeg_decoder_use_library_huffman(decoder);
+void cls_jpeg_decoder_use_library_huffman(cls_jpeg_decoder *decoder);
+
+/// 1 when read_pixels decoded the scan with our Huffman decoder, 0 when libjpeg did (not a 1/8
+/// decode, a file ours does not take, or one it left to libjpeg); for tests.
+///
+///   int ours = cls_jpeg_decoder_huffman_was_ours(decoder);
+int cls_jpeg_decoder_huffman_was_ours(const cls_jpeg_decoder *decoder);
+
 /// Releases the decoder; NULL is allowed.
 void cls_jpeg_decoder_close(cls_jpeg_decoder *decoder);
 

@@ -42,6 +42,14 @@ typedef struct cls_test_jpeg_options {
     /// Written verbatim as one APP1 segment when app1_size > 0 (at most 65533 bytes).
     const uint8_t *app1;
     size_t app1_size;
+    /// The first component's sampling factors (the others' are 1): 2 x 2 is 4:2:0, 2 x 1 4:2:2,
+    /// 1 x 2 4:4:0, 1 x 1 4:4:4. 0 keeps libjpeg's default.
+    int luma_h_sampling;
+    int luma_v_sampling;
+    /// MCUs per restart interval; 0 writes no restart markers.
+    unsigned int restart_interval;
+    /// Nonzero: Huffman tables made for the image instead of the standard ones.
+    int optimize_coding;
 } cls_test_jpeg_options;
 
 /// Compresses `pixels` with libjpeg. On success `*bytes` holds `*size` bytes that the caller
