@@ -12,7 +12,7 @@
 enum { LOOKAHEAD = 11, LOOKAHEAD_SIZE = 1 << LOOKAHEAD };
 
 /// Bits the skip tables look at once: wider, since each entry holds several symbols.
-enum { SKIP_BITS = 13, SKIP_SIZE = 1 << SKIP_BITS };
+enum { SKIP_BITS = 12, SKIP_SIZE = 1 << SKIP_BITS };
 
 /// Position of each zig-zag coefficient in the 8x8 block (row-major), from ITU T.81 figure A.6.
 /// Sixteen more entries, as for libjpeg's table, are never read: a coefficient past 63 declines.
