@@ -53,7 +53,7 @@ struct StagesBenchCommand: AsyncParsableCommand {
             return
         }
         let faces = noFaces ? "" : ", \(report.imagesWithFaces) with faces"
-        BenchOutput.figures("\(report.images) images (\(report.failed) failed\(faces)), one at a time on one core, per image:")
+        BenchOutput.figures("\(report.images) images (\(report.failed) failed\(faces)), network in \(classifier.model.precision.rawValue), one at a time on one core, per image:")
         for stage in report.stages {
             let name = stage.name.padding(toLength: 11, withPad: " ", startingAt: 0)
             BenchOutput.figures("  \(name)" + String(format: "median %7.2f ms  mean %7.2f ms", stage.medianMilliseconds, stage.meanMilliseconds))
