@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 
 #include "CClassifyKernels.h"
@@ -33,6 +34,53 @@ void cls_qgemm_pack_weights(const int8_t *weights, size_t k, size_t n, int8_t *p
                     const size_t column = p * QGEMM_PANEL + j, input = i * QGEMM_QUAD + u;
                     panel[(i * QGEMM_PANEL + j) * QGEMM_QUAD + u] = column < n && input < k ? weights[column * k + input] : 0;
                 }
+    }
+}
+
+void cls_quantize_weights(const float *weights, size_t n, size_t k, int8_t *values, float *scales) {
+    for (size_t j = 0; j < n; j++) {
+        const float *row = weights + j * k;
+        int8_t *out = values + j * k;
+        // Eight running maxima, so that the loop vectorizes; a NaN compares false and is passed over.
+        float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        size_t i = 0;
+        for (; i + 8 <= k; i += 8)
+            for (size_t l = 0; l < 8; l++) {
+                float a = fabsf(row[i + l]);
+                lane[l] = a > lane[l] ? a : lane[l];
+            }
+        for (; i < k; i++) {
+            float a = fabsf(row[i]);
+            lane[0] = a > lane[0] ? a : lane[0];
+        }
+        float largest = 0;
+        for (size_t l = 0; l < 8; l++) largest = lane[l] > largest ? lane[l] : largest;
+        scales[j] = 1;
+        if (!(largest > 0) || !isfinite(largest)) {
+            memset(out, 0, k);
+            continue;
+        }
+        const float scale = largest / 127;
+        scales[j] = scale;
+        // Every quotient is within about +-127, where adding and taking away 1.5 * 2^23 rounds
+        // half to even exactly (the default rounding mode) and vectorizes, unlike nearbyintf.
+        const float round_even = 12582912.0f;
+        for (i = 0; i < k; i++) {
+            float q = (row[i] / scale + round_even) - round_even;
+            q = q < -127 ? -127 : q > 127 ? 127 : q == q ? q : 0;
+            out[i] = (int8_t)q;
+        }
+    }
+}
+
+void cls_weight_column_max_abs(const float *weights, size_t n, size_t k, float *largest) {
+    for (size_t i = 0; i < k; i++) largest[i] = 0;
+    for (size_t j = 0; j < n; j++) {
+        const float *row = weights + j * k;
+        for (size_t i = 0; i < k; i++) {
+            float a = fabsf(row[i]);
+            largest[i] = a > largest[i] ? a : largest[i];
+        }
     }
 }
 

@@ -199,6 +199,13 @@ size_t cls_qgemm_row_bytes(size_t k);
 /// past k are set to zero_point. NaN quantizes to 0.
 void cls_quantize_u8(const float *x, size_t rows, size_t k, size_t ldx, const float *multipliers, int zero_point,
                      uint8_t *q, size_t ldq);
+/// Symmetric per-output-channel int8 weights of fp32 weights [n][k] (at model load):
+/// scales[j] = max_i |w[j][i]| / 127 and values[j][i] = clamp(round_even(w[j][i] / scales[j]),
+/// -127, 127); a row whose largest magnitude is 0 or not finite gets zeros and scale 1. NaN
+/// weights are passed over in the maximum and quantize to 0.
+void cls_quantize_weights(const float *weights, size_t n, size_t k, int8_t *values, float *scales);
+/// largest[i] = max_j |w[j][i]| over the rows of fp32 weights [n][k] (NaN passed over).
+void cls_weight_column_max_abs(const float *weights, size_t n, size_t k, float *largest);
 /// Bytes needed by cls_qgemm_pack_weights: n rounded up to 16 times k rounded up to 4.
 size_t cls_qgemm_packed_bytes(size_t k, size_t n);
 /// Packs int8 weights [n][k] into panels of 16 output channels, each holding groups of 4

@@ -195,6 +195,45 @@ struct QuantizedKernelTests {
         #expect(values == [76, -127, 32, 0, 0, 0, 127, 76, -1])
     }
 
+    /// The C weight quantizer against the plain definition, on odd shapes and several seeds, with
+    /// zero, NaN and infinite rows and values halfway between two steps.
+    @Test(arguments: [(1, 1), (3, 7), (17, 33), (40, 129)] as [(Int, Int)], [1, 2, 3] as [UInt64])
+    func weightQuantizationMatchesItsDefinition(shape: (Int, Int), seed: UInt64) {
+        let (outputs, inputs) = shape
+        var random = SeededRandom(seed: seed)
+        var weights = random.floats(outputs * inputs, in: -3...3)
+        if outputs > 2 {
+            for i in 0..<inputs { weights[inputs + i] = 0 }  // row 1: all zeros
+            weights[2 * inputs] = .nan                         // row 2: one NaN
+        }
+        if outputs > 3 { weights[3 * inputs] = .infinity }     // row 3: infinite
+        if outputs > 4 {                                       // row 4: exact halfway quotients
+            for i in 0..<inputs { weights[4 * inputs + i] = Float(i % 5) - 2.5 }
+            weights[4 * inputs] = 127
+        }
+        var expectedValues = [Int8](repeating: 0, count: weights.count)
+        var expectedScales = [Float](repeating: 1, count: outputs)
+        for j in 0..<outputs {
+            let row = weights[j * inputs..<(j + 1) * inputs]
+            let largest = row.reduce(Float(0)) { max($0, abs($1)) }
+            guard largest > 0, largest.isFinite else { continue }
+            let scale = largest / 127
+            expectedScales[j] = scale
+            for (i, w) in row.enumerated() where !w.isNaN {
+                expectedValues[j * inputs + i] = Int8((w / scale).rounded(.toNearestOrEven).clamped(to: -127...127))
+            }
+        }
+        let (values, scales) = QuantizedMatrix.quantize(weights: weights, outputs: outputs, inputs: inputs)
+        // NaN weights quantize to 0 (expectedValues keeps 0 there).
+        #expect(values == expectedValues, "\(shape), seed \(seed)")
+        #expect(scales == expectedScales, "\(shape), seed \(seed)")
+
+        var largest = [Float](repeating: -1, count: inputs)
+        cls_weight_column_max_abs(weights, outputs, inputs, &largest)
+        let expectedLargest = (0..<inputs).map { i in (0..<outputs).reduce(Float(0)) { max($0, abs(weights[$1 * inputs + i])) } }
+        #expect(largest == expectedLargest, "\(shape), seed \(seed)")
+    }
+
     /// Smoothing moves a channel's range into the weights without changing the product: with input
     /// channels of very different ranges (a few wide ones, the rest narrow, as in a residual
     /// stream), the smoothed int8 product is closer to the fp32 one than the plain int8 product.

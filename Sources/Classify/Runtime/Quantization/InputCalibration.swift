@@ -1,3 +1,4 @@
+import CClassifyKernels
 import Foundation
 
 /// What calibration says about one int8 op's input, and how its matrix is made from it.
@@ -22,7 +23,7 @@ struct InputCalibration: Sendable {
                 weights: weights, outputs: outputs, inputs: inputs, bias: bias, input: ActivationQuantization(range: range.min...range.max))
         }
         var largestWeight = [Float](repeating: 0, count: inputs)
-        for j in 0..<outputs { for c in 0..<inputs { largestWeight[c] = max(largestWeight[c], abs(weights[j * inputs + c])) } }
+        largestWeight.withUnsafeMutableBufferPointer { cls_weight_column_max_abs(weights, outputs, inputs, $0.baseAddress) }
         var low = Float.infinity, high = -Float.infinity
         let divisors = (0..<inputs).map { c -> Float in
             let extreme = max(abs(channels.min[c]), abs(channels.max[c]))

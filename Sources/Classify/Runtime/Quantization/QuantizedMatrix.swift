@@ -35,7 +35,11 @@ struct QuantizedMatrix: Sendable {
         var weights = weights
         if let smoothing {
             precondition(smoothing.count == inputs)
-            for j in 0..<outputs { for c in 0..<inputs { weights[j * inputs + c] *= smoothing[c] } }
+            weights.withUnsafeMutableBufferPointer { weights in
+                smoothing.withUnsafeBufferPointer { smoothing in
+                    for j in 0..<outputs { for c in 0..<inputs { weights[j * inputs + c] *= smoothing[c] } }
+                }
+            }
         }
         let (values, scales) = Self.quantize(weights: weights, outputs: outputs, inputs: inputs)
         self.init(
@@ -57,9 +61,13 @@ struct QuantizedMatrix: Sendable {
         packed = AlignedArray(count: cls_qgemm_packed_bytes(inputs, outputs)) { packed in
             quantizedWeights.withUnsafeBufferPointer { cls_qgemm_pack_weights($0.baseAddress, inputs, outputs, packed) }
         }
-        offsets = AlignedArray((0..<outputs).map { j in
-            Int32(input.zeroPoint) * quantizedWeights[j * inputs..<(j + 1) * inputs].reduce(Int32(0)) { $0 + Int32($1) }
-        })
+        offsets = quantizedWeights.withUnsafeBufferPointer { values in
+            AlignedArray((0..<outputs).map { j in
+                var sum: Int32 = 0
+                for w in values[j * inputs..<(j + 1) * inputs] { sum += Int32(w) }
+                return Int32(input.zeroPoint) * sum
+            })
+        }
         self.scales = AlignedArray(weightScales.map { input.scale * $0 })
         self.bias = AlignedArray(bias)
         self.smoothing = smoothing
@@ -68,29 +76,27 @@ struct QuantizedMatrix: Sendable {
 
     /// Symmetric per-output-channel quantization of [outputs][inputs] weights.
     static func quantize(weights: [Float], outputs: Int, inputs: Int) -> (values: [Int8], scales: [Float]) {
-        var values = [Int8](repeating: 0, count: weights.count)
+        precondition(weights.count == outputs * inputs)
         var scales = [Float](repeating: 1, count: outputs)
-        for j in 0..<outputs {
-            let row = weights[j * inputs..<(j + 1) * inputs]
-            let largest = row.reduce(Float(0)) { max($0, abs($1)) }
-            guard largest > 0, largest.isFinite else { continue }
-            let scale = largest / 127
-            scales[j] = scale
-            for (i, w) in row.enumerated() {
-                values[j * inputs + i] = Int8((w / scale).rounded(.toNearestOrEven).clamped(to: -127...127))
+        let values = [Int8](unsafeUninitializedCapacity: weights.count) { values, initialized in
+            scales.withUnsafeMutableBufferPointer { scales in
+                cls_quantize_weights(weights, outputs, inputs, values.baseAddress, scales.baseAddress)
             }
+            initialized = weights.count
         }
         return (values, scales)
     }
 
     /// Weights [n][k] back from the fp32 GEMM's panels (`cls_gemm_pack_weights`: [n/16][k][16]).
     static func unpackFloatPanels(_ packed: UnsafePointer<Float>, inputs k: Int, outputs n: Int) -> [Float] {
-        var weights = [Float](repeating: 0, count: n * k)
-        for column in 0..<n {
-            let panel = column / 16, lane = column % 16
-            for i in 0..<k { weights[column * k + i] = packed[(panel * k + i) * 16 + lane] }
+        [Float](unsafeUninitializedCapacity: n * k) { weights, initialized in
+            let out = weights.baseAddress!
+            for column in 0..<n {
+                let lane = packed + (column / 16) * k * 16 + column % 16
+                for i in 0..<k { out[column * k + i] = lane[i * 16] }
+            }
+            initialized = n * k
         }
-        return weights
     }
 
     /// Bytes of one quantized input row (inputs rounded up to 4).
