@@ -38,6 +38,11 @@ public final class ImageClassifierModel: Sendable {
             throw .invalidGraph(file: "model.json", node: description.input.name, reason: "input must have 3 channels")
         }
         imageInputProblem = Self.imageInputProblem(description.input)
+        // The label files (taxonomy, calibration, vocabulary: ~450 KB of JSON) are read on another
+        // thread while the network compiles and quantizes; each takes a few tens of milliseconds.
+        let labels = BackgroundWork { () throws(ModelLoadingError) in
+            try LabelSet(directory: directory, description: description, precision: precision)
+        }
         let weights = try SafeTensorsFile(contentsOf: directory.appending(path: description.weights))
         switch precision {
         case .fp32:
@@ -48,7 +53,7 @@ public final class ImageClassifierModel: Sendable {
         }
         self.precision = precision
         self.description = description
-        labelSet = try LabelSet(directory: directory, description: description, precision: precision)
+        labelSet = try labels.value()
         logitsValue = graph.value(named: description.outputs.logits)!
         probabilitiesValue = graph.value(named: description.outputs.probabilities)!
         featuresValue = graph.value(named: description.outputs.features)!
