@@ -185,6 +185,10 @@ cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t mini
         cls_jpeg_decoder_close(state);
         return status;
     }
+    // CLASSIFY_JPEG_HUFFMAN=libjpeg: libjpeg's own Huffman decoder everywhere, to compare the two
+    // or to step around ours should a file ever need it.
+    const char *huffman = getenv("CLASSIFY_JPEG_HUFFMAN");
+    state->library_huffman_only = huffman != NULL && strcmp(huffman, "libjpeg") == 0;
     jpeg_create_decompress(&state->cinfo);
     state->progress.progress_monitor = limit_scan_count;
     state->cinfo.progress = &state->progress;

@@ -43,6 +43,8 @@ typedef struct cls_jpeg_header {
 /// `minimum_short_side`: 0 decodes at full size; otherwise the smallest scale among 1/8, 1/4,
 /// 1/2 and 1 whose output short side is still >= the minimum is chosen (1 when none is).
 /// `maximum_pixel_count`: images with more full-size pixels fail with CLS_TOO_LARGE.
+/// At 1/8 scale our own Huffman decoder reads the scan (same pixels, libjpeg's verdict on damaged
+/// data); the environment variable CLASSIFY_JPEG_HUFFMAN=libjpeg leaves every scan to libjpeg.
 /// On success `*decoder` must be closed; on failure it is NULL.
 cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t minimum_short_side,
                                  uint64_t maximum_pixel_count, cls_jpeg_decoder **decoder,
