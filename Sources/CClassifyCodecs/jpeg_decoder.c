@@ -51,6 +51,8 @@ struct cls_jpeg_decoder {
     int library_huffman_only;
     /// Our Huffman decoder took the scan of the last decoding pass.
     int huffman_ours;
+    /// Our Huffman decoder without its BMI2 loop (tests).
+    int huffman_baseline_only;
 };
 
 // The decoder struct lives on the heap and only pointers to it are used after setjmp, so no
@@ -298,6 +300,10 @@ void cls_jpeg_decoder_use_library_huffman(cls_jpeg_decoder *decoder) {
     if (decoder != NULL) decoder->library_huffman_only = 1;
 }
 
+void cls_jpeg_decoder_use_baseline_huffman(cls_jpeg_decoder *decoder) {
+    if (decoder != NULL) decoder->huffman_baseline_only = 1;
+}
+
 int cls_jpeg_decoder_huffman_was_ours(const cls_jpeg_decoder *decoder) {
     return decoder != NULL && decoder->huffman_ours;
 }
@@ -317,8 +323,8 @@ static cls_status decode_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t 
     }
     decoder->huffman_ours = 0;
     if (!decoder->library_huffman_only) {
-        decoder->huffman_ours = cls_jpeg_huffman_install(cinfo, decoder->source.data, decoder->source.size,
-                                                         resume_source_at, &decoder->huffman_declined);
+        decoder->huffman_ours = cls_jpeg_huffman_install(cinfo, decoder->source.data, decoder->source.size, resume_source_at,
+                                                         decoder->huffman_baseline_only, &decoder->huffman_declined);
     }
     if (cinfo->output_height * row_bytes > capacity) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "output size changed while decoding");

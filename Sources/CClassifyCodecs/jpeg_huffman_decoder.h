@@ -15,7 +15,7 @@
 // warning or picture) then stands.
 //
 //   jpeg_start_decompress(cinfo);
-//   cls_jpeg_huffman_install(cinfo, data, size, resume_source_at, &declined);
+//   cls_jpeg_huffman_install(cinfo, data, size, resume_source_at, 0, &declined);
 #ifndef CLS_JPEG_HUFFMAN_DECODER_H
 #define CLS_JPEG_HUFFMAN_DECODER_H
 
@@ -33,8 +33,9 @@ typedef void (*cls_jpeg_resume_source)(j_decompress_ptr cinfo, size_t offset);
 /// 1/8 scale (some component's DCT_scaled_size is 1), with its tables present. `data`/`size`
 /// is the whole file, and libjpeg's source must be reading it from memory: the scan starts at
 /// cinfo->src->next_input_byte. Returns 1 when installed, 0 when libjpeg keeps decoding.
-/// Its memory lives in libjpeg's image pool.
+/// Its memory lives in libjpeg's image pool. The MCU loop uses BMI2 where the CPU has it, unless
+/// `baseline_only` (for the tests, which compare both).
 int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t size,
-                             cls_jpeg_resume_source resume, int *declined);
+                             cls_jpeg_resume_source resume, int baseline_only, int *declined);
 
 #endif

@@ -69,6 +69,12 @@ cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb,
 ///   cls_jpeg_decoder_use_library_huffman(decoder);
 void cls_jpeg_decoder_use_library_huffman(cls_jpeg_decoder *decoder);
 
+/// Our Huffman decoder without its BMI2 loop even where the CPU has BMI2: for tests that compare
+/// the two loops. Call before read_pixels.
+///
+///   cls_jpeg_decoder_use_baseline_huffman(decoder);
+void cls_jpeg_decoder_use_baseline_huffman(cls_jpeg_decoder *decoder);
+
 /// 1 when read_pixels decoded the scan with our Huffman decoder, 0 when libjpeg did (not a 1/8
 /// decode, a file ours does not take, or one it left to libjpeg); for tests.
 ///

@@ -8,7 +8,8 @@ import Testing
 
 /// At 1/8 scale our own Huffman decoder reads the scan in libjpeg's place. It must hand libjpeg
 /// exactly the coefficients libjpeg's decoder would (so every pixel is the same), and on damaged
-/// data it must either do the same or leave the file to libjpeg, whose verdict then stands.
+/// data it must either do the same or leave the file to libjpeg, whose verdict then stands. Both of
+/// its loops are checked: the BMI2 one (where the CPU has BMI2) and the baseline one.
 @Suite("JPEG Huffman decoder")
 struct JPEGHuffmanDecoderTests {
     struct Outcome: Equatable {
@@ -18,8 +19,9 @@ struct JPEGHuffmanDecoderTests {
         var ours: Bool
     }
 
-    /// Decodes `jpeg` at 1/8 scale through the C decoder, with our Huffman decoder or libjpeg's.
-    static func decode(_ jpeg: [UInt8], library: Bool) -> Outcome {
+    /// Decodes `jpeg` at 1/8 scale through the C decoder, with our Huffman decoder (its BMI2 loop
+    /// where the CPU has one, or its baseline loop) or libjpeg's.
+    static func decode(_ jpeg: [UInt8], library: Bool, baseline: Bool = false) -> Outcome {
         var decoder: OpaquePointer?
         var header = cls_jpeg_header()
         var message = cls_message()
@@ -28,6 +30,7 @@ struct JPEGHuffmanDecoderTests {
         var ours = false
         if status == CLS_OK {
             if library { cls_jpeg_decoder_use_library_huffman(decoder) }
+            if baseline { cls_jpeg_decoder_use_baseline_huffman(decoder) }
             pixels = [UInt8](repeating: 0, count: Int(header.output_width) * Int(header.output_height) * 3)
             status = cls_jpeg_decoder_read_pixels(decoder, &pixels, pixels.count, &message)
             ours = cls_jpeg_decoder_huffman_was_ours(decoder) != 0
@@ -70,10 +73,11 @@ struct JPEGHuffmanDecoderTests {
                                 pixels, width: width, height: height, quality: quality, lumaSampling: sampling,
                                 restartInterval: restart, optimizedTables: optimized)
                             let ours = Self.decode(jpeg, library: false)
+                            let baseline = Self.decode(jpeg, library: false, baseline: true)
                             let libjpeg = Self.decode(jpeg, library: true)
                             let label = "\(name) \(width)x\(height) \(sampling) restart \(restart) optimized \(optimized)"
-                            let decoded = ours.status == CLS_OK, tookIt = ours.ours, libjpegAlone = !libjpeg.ours
-                            let samePixels = ours.pixels == libjpeg.pixels
+                            let decoded = ours.status == CLS_OK, tookIt = ours.ours && baseline.ours, libjpegAlone = !libjpeg.ours
+                            let samePixels = ours.pixels == libjpeg.pixels && baseline.pixels == libjpeg.pixels
                             #expect(decoded && tookIt && libjpegAlone, "\(label)")
                             #expect(samePixels, "\(label)")
                         }
@@ -126,9 +130,11 @@ struct JPEGHuffmanDecoderTests {
                 default: bytes.removeSubrange(at...)
                 }
                 let ours = Self.decode(bytes, library: false)
+                let baseline = Self.decode(bytes, library: false, baseline: true)
                 let libjpeg = Self.decode(bytes, library: true)
                 let sameEnd = ours.status == libjpeg.status && ours.message == libjpeg.message
-                let samePixels = ours.pixels == libjpeg.pixels
+                    && baseline.status == libjpeg.status && baseline.message == libjpeg.message
+                let samePixels = ours.pixels == libjpeg.pixels && baseline.pixels == libjpeg.pixels
                 #expect(sameEnd, "seed \(seed), restart \(restart): \(ours.message) / \(libjpeg.message)")
                 #expect(samePixels, "seed \(seed), restart \(restart)")
                 if ours.ours { decodedByUs += 1 } else { leftToLibjpeg += 1 }
