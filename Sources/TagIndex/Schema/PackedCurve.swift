@@ -14,14 +14,16 @@ package enum PackedCurve {
         var byThreshold: [Double: CurvePoint] = [:]
         for point in points { byThreshold[point.threshold] = point }
         let ordered = byThreshold.values.sorted { $0.threshold < $1.threshold }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(ordered.count * bytesPerPoint)
-        for point in ordered {
-            for value in [point.threshold, point.precision, point.recall] {
-                withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        return [UInt8](unsafeUninitializedCapacity: ordered.count * bytesPerPoint) { bytes, initialized in
+            let raw = UnsafeMutableRawBufferPointer(bytes)
+            for (index, point) in ordered.enumerated() {
+                let offset = index * bytesPerPoint
+                raw.storeBytes(of: point.threshold.bitPattern.littleEndian, toByteOffset: offset, as: UInt64.self)
+                raw.storeBytes(of: point.precision.bitPattern.littleEndian, toByteOffset: offset + 8, as: UInt64.self)
+                raw.storeBytes(of: point.recall.bitPattern.littleEndian, toByteOffset: offset + 16, as: UInt64.self)
             }
+            initialized = ordered.count * bytesPerPoint
         }
-        return bytes
     }
 
     /// The points of a blob written by ``pack(_:)``; a trailing partial point is ignored.

@@ -208,7 +208,7 @@ package enum Schema {
             while let row = try rows.next() {
                 points[row[0], default: []].append(CurvePoint(threshold: row[1], precision: row[2], recall: row[3]))
             }
-            var curveIDs: [[UInt8]: Int64] = [:]
+            var curveIDs: [Data: Int64] = [:]
             for (labelID, curve) in points { try storeCurve(curve, forLabel: labelID, curveIDs: &curveIDs, db) }
             try db.execute(sql: "DROP TABLE label_curves")
         }
@@ -261,16 +261,17 @@ package enum Schema {
     /// Points label `labelID` at `curve`, storing the curve unless an identical one is stored.
     /// `curveIDs` remembers the ids of the blobs stored so far in this transaction, so each
     /// distinct curve is written and looked up once (uncached statements: see BatchWriter.upsert).
-    static func storeCurve(_ curve: [CurvePoint], forLabel labelID: Int64, curveIDs: inout [[UInt8]: Int64], _ db: Database) throws {
-        let points = PackedCurve.pack(curve)
+    static func storeCurve(_ curve: [CurvePoint], forLabel labelID: Int64, curveIDs: inout [Data: Int64], _ db: Database) throws {
+        // Data keys: hashing a ~1.5 KB [UInt8] blob byte by byte for each of ~1,000 labels was a
+        // visible part of installing a taxonomy.
+        let blob = Data(PackedCurve.pack(curve))
         let curveID: Int64
-        if let known = curveIDs[points] {
+        if let known = curveIDs[blob] {
             curveID = known
         } else {
-            let blob = Data(points)
             try db.execute(sql: "INSERT INTO curves(points) VALUES (?) ON CONFLICT(points) DO NOTHING", arguments: [blob])
             curveID = try Int64.fetchOne(db, sql: "SELECT id FROM curves WHERE points = ?", arguments: [blob])!
-            curveIDs[points] = curveID
+            curveIDs[blob] = curveID
         }
         try db.cachedStatement(sql: "UPDATE labels SET curve_id = ? WHERE id = ?").execute(arguments: [curveID, labelID])
     }

@@ -64,7 +64,7 @@ extension SQLiteIndex {
             }
 
             try db.execute(sql: "UPDATE labels SET curve_id = NULL; DELETE FROM curves")
-            var curveIDs: [[UInt8]: Int64] = [:]
+            var curveIDs: [Data: Int64] = [:]
             for label in labels {
                 if let curve = label.curve { try Schema.storeCurve(curve, forLabel: ids[label.identifier]!, curveIDs: &curveIDs, db) }
             }
