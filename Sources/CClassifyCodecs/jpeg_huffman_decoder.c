@@ -15,7 +15,8 @@ enum { LOOKAHEAD = 11, LOOKAHEAD_SIZE = 1 << LOOKAHEAD };
 enum { SKIP_BITS = 12, SKIP_SIZE = 1 << SKIP_BITS };
 
 /// Position of each zig-zag coefficient in the 8x8 block (row-major), from ITU T.81 figure A.6.
-/// Sixteen more entries, as for libjpeg's table, are never read: a coefficient past 63 declines.
+/// libjpeg's table has sixteen more entries for damaged data; here a coefficient past 63 declines
+/// before it is looked up.
 static const uint8_t zigzag_to_natural[64] = {
     0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
     41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
@@ -24,8 +25,8 @@ static const uint8_t zigzag_to_natural[64] = {
 
 /// One Huffman table in canonical form (ITU T.81 annex C and F.2.2.3).
 typedef struct huffman_table {
-    /// Largest code of each length, or -1 when there is none; [17] stops the search.
-    int32_t maximum_code[18];
+    /// Largest code of each length (1...16), or -1 when there is none.
+    int32_t maximum_code[17];
     /// Index into `values` of code c of length l: c + value_offset[l].
     int32_t value_offset[17];
     uint8_t values[256];
@@ -185,6 +186,8 @@ static int build_table(const JHUFF_TBL *source, int is_dc, huffman_table *table)
         table->value_offset[length] = index - code;
         table->maximum_code[length] = n > 0 ? code + n - 1 : -1;
         for (int i = 0; i < n; i++, index++, code++) {
+            // Every code must fit in its length (checked before it indexes the lookup table).
+            if (code >= (1 << length)) return 0;
             if (is_dc && table->values[index] > 15) return 0;
             if (length <= LOOKAHEAD) {
                 int shift = LOOKAHEAD - length;
@@ -192,11 +195,10 @@ static int build_table(const JHUFF_TBL *source, int is_dc, huffman_table *table)
                 for (int fill = 0; fill < (1 << shift); fill++) table->symbol[(code << shift) | fill] = entry;
             }
         }
-        // The codes of each length must fit in it without the all-ones code (C.2), as libjpeg checks.
+        // ... and leave the all-ones code of its length unused (C.2), as libjpeg checks.
         if (code >= (1 << length)) return 0;
         code <<= 1;
     }
-    table->maximum_code[17] = INT32_MAX;
     for (uint32_t window = 0; window < LOOKAHEAD_SIZE; window++) {
         uint16_t entry = table->symbol[window];
         if (entry == 0) continue;
