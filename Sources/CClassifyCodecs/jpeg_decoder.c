@@ -42,8 +42,7 @@ struct cls_jpeg_decoder {
     /// Set by cls_jpeg_decoder_crop: only this rectangle of the (scaled) output is produced
     /// (width 0: all of it).
     cls_output_crop crop;
-    /// What open chose, for reading the header again when libjpeg decodes the file a second time.
-    J_COLOR_SPACE out_color_space;
+    /// The scale open chose, for reading the header again when libjpeg decodes the file a second time.
     unsigned int scale_denominator;
     /// Set by our Huffman decoder when it leaves the file to libjpeg's.
     int huffman_declined;
@@ -219,7 +218,6 @@ cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t mini
         break;
     }
     choose_scale(&state->cinfo, minimum_short_side);
-    state->out_color_space = state->cinfo.out_color_space;
     state->scale_denominator = state->cinfo.scale_denom;
 
     header->output_width = state->cinfo.output_width;
@@ -370,7 +368,7 @@ static cls_status read_header_again(cls_jpeg_decoder *decoder, cls_message *mess
     jpeg_abort_decompress(cinfo);
     use_chunked_source(decoder, decoder->source.data, decoder->source.size);
     jpeg_read_header(cinfo, TRUE);
-    cinfo->out_color_space = decoder->out_color_space;
+    cinfo->out_color_space = decoder->four_channel_ink ? JCS_CMYK : JCS_RGB;
     cinfo->scale_num = 1;
     cinfo->scale_denom = decoder->scale_denominator;
     jpeg_calc_output_dimensions(cinfo);

@@ -152,6 +152,19 @@ static inline __attribute__((always_inline)) int receive_extend(bit_reader *read
     return extend(bits, size);
 }
 
+/// Decodes the symbol at the start of the `width` low bits of `window`; 0 when no whole code
+/// lies inside them, else its length, with the symbol in `*symbol`.
+static int code_in_window(const huffman_table *table, uint32_t window, int width, int *symbol) {
+    for (int length = 1; length <= 16 && length <= width; length++) {
+        int32_t code = (int32_t)((window >> (width - length)) & ((1u << length) - 1));
+        if (code <= table->maximum_code[length]) {
+            *symbol = table->values[code + table->value_offset[length]];
+            return length;
+        }
+    }
+    return 0;
+}
+
 /// Decodes one symbol; needs 16 valid bits (or a stopped reader, whose zeros then count).
 static inline __attribute__((always_inline)) int decode_symbol(j_decompress_ptr cinfo, bit_reader *reader, const huffman_table *table) {
     uint16_t entry = table->symbol[peek(reader, LOOKAHEAD)];
@@ -159,15 +172,10 @@ static inline __attribute__((always_inline)) int decode_symbol(j_decompress_ptr 
         consume(reader, entry >> 8);
         return entry & 0xFF;
     }
-    for (int length = LOOKAHEAD + 1; length <= 16; length++) {
-        int32_t code = (int32_t)peek(reader, length);
-        if (code <= table->maximum_code[length]) {
-            consume(reader, length);
-            return table->values[code + table->value_offset[length]];
-        }
-    }
-    decline(cinfo);
-    return 0;
+    int symbol, length = code_in_window(table, peek(reader, 16), 16, &symbol);
+    if (length == 0) decline(cinfo);
+    consume(reader, length);
+    return symbol;
 }
 
 // MARK: - Tables
@@ -215,19 +223,6 @@ static int build_table(const JHUFF_TBL *source, int is_dc, huffman_table *table)
         table->value[window] = (int32_t)((uint32_t)value << 16) | (run << 8) | (kind << 5) | (length + size);
     }
     return 1;
-}
-
-/// Decodes the symbol at the start of the `width` low bits of `window`; 0 when no whole code
-/// lies inside them, else its length, with the symbol in `*symbol`.
-static int code_in_window(const huffman_table *table, uint32_t window, int width, int *symbol) {
-    for (int length = 1; length <= 16 && length <= width; length++) {
-        int32_t code = (int32_t)((window >> (width - length)) & ((1u << length) - 1));
-        if (code <= table->maximum_code[length]) {
-            *symbol = table->values[code + table->value_offset[length]];
-            return length;
-        }
-    }
-    return 0;
 }
 
 /// Symbols of an AC table decoded from the start of a SKIP_BITS-bit window, for skipping.
@@ -316,11 +311,17 @@ static inline __attribute__((always_inline)) void decode_ac(j_decompress_ptr cin
 
 // MARK: - Restarts and the end of the scan
 
+/// The entropy-coded segment must end here: at a marker or the end of the data, with at most the
+/// padding bits of its last byte left.
+static void expect_segment_end(j_decompress_ptr cinfo, bit_reader *reader) {
+    refill(reader);
+    if (!reader->stopped || reader->count < 0 || reader->count >= 8) decline(cinfo);
+}
+
 /// At a restart marker: the segment must have ended on it, with at most its padding bits left.
 static void take_restart_marker(j_decompress_ptr cinfo, huffman_decoder *decoder) {
     bit_reader *reader = &decoder->reader;
-    refill(reader);
-    if (!reader->stopped || reader->count < 0 || reader->count >= 8) decline(cinfo);
+    expect_segment_end(cinfo, reader);
     const uint8_t *marker = reader->next;
     while (reader->end - marker >= 2 && marker[1] == 0xFF) marker++;  // fill bytes
     if (reader->end - marker < 2 || marker[1] != JPEG_RST0 + decoder->next_restart) decline(cinfo);
@@ -337,8 +338,7 @@ static void take_restart_marker(j_decompress_ptr cinfo, huffman_decoder *decoder
 /// padding bits left; libjpeg reads on from there.
 static void finish_scan(j_decompress_ptr cinfo, huffman_decoder *decoder) {
     bit_reader *reader = &decoder->reader;
-    refill(reader);
-    if (!reader->stopped || reader->count < 0 || reader->count >= 8) decline(cinfo);
+    expect_segment_end(cinfo, reader);
     decoder->resume(cinfo, (size_t)(reader->next - decoder->data));
 }
 
