@@ -14,9 +14,9 @@
 // a warning: a file with damaged entropy data then decodes to a plausible-looking wrong picture.
 // Handing libjpeg the data in chunks smaller than that keeps it on the checked path, which warns
 // (JWRN_HUFF_BAD_CODE, turned into CLS_CORRUPT). Measured cost: about 5-7% of the decoding time
-// of a 12-megapixel photo, much less of a whole classification. Decodes at 1/8 scale, the common
-// case, take our own Huffman decoder instead (jpeg_huffman_decoder.h), which checks as much and
-// reads the data in place.
+// of a 12-megapixel photo, much less of a whole classification. Sequential files take our own
+// Huffman decoder instead (jpeg_huffman_decoder.h), which checks as much, reads the data in place
+// and passes the coefficients nothing reads (1/8 scale, crops, skipped rows) several at a time.
 enum { CLS_JPEG_SOURCE_CHUNK = 256 };
 
 /// Pixels decoded around a crop so that chroma upsampling sees the same neighbours as in a whole decode.
@@ -253,6 +253,14 @@ static void convert_ink_row(const JSAMPLE *ink, uint8_t *rgb, JDIMENSION width, 
     }
 }
 
+// Our Huffman decoder reads the scan when it can (jpeg_huffman_decoder.h); `skips_rows`: rows
+// will be skipped with jpeg_skip_scanlines.
+static void install_huffman_decoder(cls_jpeg_decoder *decoder, int skips_rows) {
+    if (decoder->library_huffman_only) return;
+    decoder->huffman_ours = cls_jpeg_huffman_install(&decoder->cinfo, decoder->source.data, decoder->source.size, resume_source_at,
+                                                     skips_rows, decoder->huffman_baseline_only, &decoder->huffman_declined);
+}
+
 // Rows above the crop (less a margin) are skipped, entropy-decoded only; columns outside the iMCUs that
 // hold it are neither dequantized nor transformed, and rows below it are never read.
 // Called from cls_jpeg_decoder_read_pixels after jpeg_start_decompress, under its setjmp.
@@ -273,6 +281,7 @@ static void read_cropped(cls_jpeg_decoder *decoder, uint8_t *rgb) {
     if (first_column > decoder->crop.x || columns < shift + decoder->crop.width) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "JPEG crop moved past the rectangle");
     }
+    install_huffman_decoder(decoder, top > 0);
     if (top > 0 && jpeg_skip_scanlines(cinfo, top) != top) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_CORRUPT, "JPEG decoder could not skip rows");
     }
@@ -315,15 +324,12 @@ static cls_status decode_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t 
         return decoder->errors.status;
     }
     jpeg_start_decompress(cinfo);
+    decoder->huffman_ours = 0;
     if (decoder->crop.width) {
         read_cropped(decoder, rgb);
         return CLS_OK;
     }
-    decoder->huffman_ours = 0;
-    if (!decoder->library_huffman_only) {
-        decoder->huffman_ours = cls_jpeg_huffman_install(cinfo, decoder->source.data, decoder->source.size, resume_source_at,
-                                                         decoder->huffman_baseline_only, &decoder->huffman_declined);
-    }
+    install_huffman_decoder(decoder, 0);
     if (cinfo->output_height * row_bytes > capacity) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "output size changed while decoding");
     }

@@ -66,7 +66,7 @@ typedef struct huffman_decoder {
     cls_jpeg_resume_source resume;
     int *declined;
     /// Per block of an MCU: the tables of its component, its place among the scan's components
-    /// (for the DC prediction) and whether its AC coefficients are kept.
+    /// (for the DC prediction) and whether its IDCT reads AC coefficients at all.
     const huffman_table *dc_table[D_MAX_BLOCKS_IN_MCU];
     const huffman_table *ac_table[D_MAX_BLOCKS_IN_MCU];
     const skip_entry *skip_table[D_MAX_BLOCKS_IN_MCU];
@@ -76,6 +76,11 @@ typedef struct huffman_decoder {
     unsigned int restarts_to_go;
     int next_restart;
     JDIMENSION mcus_left;
+    /// The column of the next MCU in its row, and the columns whose blocks libjpeg transforms
+    /// (all of them, or those of a jpeg_crop_scanline rectangle): the others are only passed.
+    JDIMENSION column;
+    JDIMENSION first_kept_column;
+    JDIMENSION last_kept_column;
     huffman_table dc[NUM_HUFF_TBLS];
     huffman_table ac[NUM_HUFF_TBLS];
     skip_entry skip[NUM_HUFF_TBLS][SKIP_SIZE];
@@ -349,11 +354,14 @@ static inline __attribute__((always_inline)) boolean decode_mcu(j_decompress_ptr
         if (decoder->restarts_to_go == 0) take_restart_marker(cinfo, decoder);
         decoder->restarts_to_go--;
     }
+    // libjpeg transforms this MCU's blocks only inside the crop's columns, and none of an MCU it
+    // skips (jpeg_skip_scanlines passes no buffer): the others need their DC predictions alone.
+    int transformed = mcu != NULL && decoder->column >= decoder->first_kept_column && decoder->column <= decoder->last_kept_column;
+    if (++decoder->column == cinfo->MCUs_per_row) decoder->column = 0;
     // A local copy, which the compiler keeps in registers; stored back below.
     bit_reader local = decoder->reader;
     bit_reader *reader = &local;
     for (int b = 0; b < cinfo->blocks_in_MCU; b++) {
-        JCOEF *block = mcu[b][0];
         if (reader->count < 32) refill(reader);
         const huffman_table *dc_table = decoder->dc_table[b];
         int difference;
@@ -368,12 +376,15 @@ static inline __attribute__((always_inline)) boolean decode_mcu(j_decompress_ptr
         // Unsigned, as libjpeg-turbo adds: damaged files can drive the sum past int.
         int dc = (int)((unsigned int)decoder->previous_dc[component] + (unsigned int)difference);
         decoder->previous_dc[component] = dc;
-        if (decoder->keeps_ac[b]) {
+        if (transformed && decoder->keeps_ac[b]) {
+            JCOEF *block = mcu[b][0];
             memset(block, 0, sizeof(JBLOCK));
             block[0] = (JCOEF)dc;
             decode_ac(cinfo, reader, decoder->ac_table[b], block);
         } else {
-            block[0] = (JCOEF)dc;
+            // Without skip tables every block was to be transformed (install's promise).
+            if (decoder->skip_table[b] == NULL) decline(cinfo);
+            if (mcu != NULL) mcu[b][0][0] = (JCOEF)dc;
             skip_ac(cinfo, reader, decoder->ac_table[b], decoder->skip_table[b]);
         }
     }
@@ -399,14 +410,17 @@ static void start_pass(j_decompress_ptr cinfo) { decline(cinfo); }
 // MARK: - Installing
 
 int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t size,
-                             cls_jpeg_resume_source resume, int baseline_only, int *declined) {
+                             cls_jpeg_resume_source resume, int skips_rows, int baseline_only, int *declined) {
     if (cinfo->progressive_mode || cinfo->arith_code || cinfo->data_precision != 8) return 0;
     if (cinfo->comps_in_scan != cinfo->num_components || cinfo->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU) return 0;
     if (cinfo->Ss != 0 || cinfo->Se != DCTSIZE2 - 1 || cinfo->Ah != 0 || cinfo->Al != 0) return 0;
     if (cinfo->src == NULL || cinfo->src->next_input_byte == NULL) return 0;
     const uint8_t *start = cinfo->src->next_input_byte;
     if (start < data || start > data + size) return 0;
-    int skips_some = 0;
+    // The blocks are transformed by decompress_onepass, which reads the crop's columns from here.
+    if (cinfo->master == NULL || cinfo->master->first_iMCU_col > cinfo->master->last_iMCU_col ||
+        cinfo->master->last_iMCU_col >= cinfo->MCUs_per_row)
+        return 0;
     for (int c = 0; c < cinfo->comps_in_scan; c++) {
         const jpeg_component_info *component = cinfo->cur_comp_info[c];
         if (component->dc_tbl_no < 0 || component->dc_tbl_no >= NUM_HUFF_TBLS ||
@@ -414,32 +428,38 @@ int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t
             return 0;
         if (cinfo->dc_huff_tbl_ptrs[component->dc_tbl_no] == NULL || cinfo->ac_huff_tbl_ptrs[component->ac_tbl_no] == NULL)
             return 0;
-        if (component->DCT_scaled_size == 1) skips_some = 1;
     }
-    if (!skips_some) return 0;
 
     huffman_decoder *decoder = (*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_IMAGE, sizeof *decoder);
     memset(decoder, 0, sizeof *decoder);
-    int built_dc[NUM_HUFF_TBLS] = {0}, built_ac[NUM_HUFF_TBLS] = {0}, built_skip[NUM_HUFF_TBLS] = {0};
+    decoder->first_kept_column = cinfo->master->first_iMCU_col;
+    decoder->last_kept_column = cinfo->master->last_iMCU_col;
+    // Skip tables only where blocks are passed: a whole decode at full size passes none.
+    int passes_blocks = skips_rows || decoder->first_kept_column > 0 || decoder->last_kept_column + 1 < cinfo->MCUs_per_row;
+    for (int c = 0; c < cinfo->comps_in_scan; c++) {
+        const jpeg_component_info *component = cinfo->cur_comp_info[c];
+        // A 1x1 IDCT reads the DC coefficient alone; a component libjpeg does not output, none.
+        if (component->DCT_scaled_size == 1 || !component->component_needed) passes_blocks = 1;
+    }
+    int built_dc[NUM_HUFF_TBLS] = {0}, built_ac[NUM_HUFF_TBLS] = {0};
     for (int c = 0; c < cinfo->comps_in_scan; c++) {
         const jpeg_component_info *component = cinfo->cur_comp_info[c];
         int d = component->dc_tbl_no, a = component->ac_tbl_no;
         if (!built_dc[d] && !build_table(cinfo->dc_huff_tbl_ptrs[d], 1, &decoder->dc[d])) return 0;
-        if (!built_ac[a] && !build_table(cinfo->ac_huff_tbl_ptrs[a], 0, &decoder->ac[a])) return 0;
-        built_dc[d] = built_ac[a] = 1;
-        if (component->DCT_scaled_size == 1 && !built_skip[a]) {
-            build_skip_table(&decoder->ac[a], decoder->skip[a]);
-            built_skip[a] = 1;
+        if (!built_ac[a]) {
+            if (!build_table(cinfo->ac_huff_tbl_ptrs[a], 0, &decoder->ac[a])) return 0;
+            if (passes_blocks) build_skip_table(&decoder->ac[a], decoder->skip[a]);
         }
+        built_dc[d] = built_ac[a] = 1;
     }
     for (int b = 0; b < cinfo->blocks_in_MCU; b++) {
         int c = cinfo->MCU_membership[b];
         const jpeg_component_info *component = cinfo->cur_comp_info[c];
         decoder->dc_table[b] = &decoder->dc[component->dc_tbl_no];
         decoder->ac_table[b] = &decoder->ac[component->ac_tbl_no];
-        decoder->skip_table[b] = decoder->skip[component->ac_tbl_no];
+        decoder->skip_table[b] = passes_blocks ? decoder->skip[component->ac_tbl_no] : NULL;
         decoder->component[b] = c;
-        decoder->keeps_ac[b] = component->DCT_scaled_size > 1;
+        decoder->keeps_ac[b] = component->DCT_scaled_size > 1 && component->component_needed;
     }
     decoder->reader.next = start;
     decoder->reader.end = data + size;

@@ -43,7 +43,7 @@ typedef struct cls_jpeg_header {
 /// `minimum_short_side`: 0 decodes at full size; otherwise the smallest scale among 1/8, 1/4,
 /// 1/2 and 1 whose output short side is still >= the minimum is chosen (1 when none is).
 /// `maximum_pixel_count`: images with more full-size pixels fail with CLS_TOO_LARGE.
-/// At 1/8 scale our own Huffman decoder reads the scan (same pixels, libjpeg's verdict on damaged
+/// Our own Huffman decoder reads sequential scans (same pixels, libjpeg's verdict on damaged
 /// data); the environment variable CLASSIFY_JPEG_HUFFMAN=libjpeg leaves every scan to libjpeg.
 /// On success `*decoder` must be closed; on failure it is NULL.
 cls_status cls_jpeg_decoder_open(const uint8_t *data, size_t size, uint32_t minimum_short_side,
@@ -63,7 +63,7 @@ cls_status cls_jpeg_decoder_crop(cls_jpeg_decoder *decoder, cls_output_crop crop
 cls_status cls_jpeg_decoder_read_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t capacity,
                                         cls_message *message);
 
-/// Decodes with libjpeg's own Huffman decoder even at 1/8 scale, where ours would be used: for
+/// Decodes with libjpeg's own Huffman decoder even where ours would be used: for
 /// tests that compare the two and for measurements. Call before read_pixels.
 ///
 ///   cls_jpeg_decoder_use_library_huffman(decoder);
@@ -75,8 +75,8 @@ void cls_jpeg_decoder_use_library_huffman(cls_jpeg_decoder *decoder);
 ///   cls_jpeg_decoder_use_baseline_huffman(decoder);
 void cls_jpeg_decoder_use_baseline_huffman(cls_jpeg_decoder *decoder);
 
-/// 1 when read_pixels decoded the scan with our Huffman decoder, 0 when libjpeg did (not a 1/8
-/// decode, a file ours does not take, or one it left to libjpeg); for tests.
+/// 1 when read_pixels decoded the scan with our Huffman decoder, 0 when libjpeg did (a file ours
+/// does not take, such as a progressive one, or one it left to libjpeg); for tests.
 ///
 ///   int ours = cls_jpeg_decoder_huffman_was_ours(decoder);
 int cls_jpeg_decoder_huffman_was_ours(const cls_jpeg_decoder *decoder);
