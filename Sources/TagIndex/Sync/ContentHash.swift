@@ -63,23 +63,29 @@ public struct ContentHash: Sendable {
     /// hasher.update(chunk)
     /// ```
     public mutating func update(_ bytes: some Collection<UInt8>) {
+        // In place when the bytes are contiguous (arrays, Data, native strings' UTF-8): the
+        // taxonomy's fingerprint feeds thousands of short fields, so no copy per call.
+        if bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) != nil { return }
+        Array(bytes).withUnsafeBytes { update($0) }
+    }
+
+    private mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
-        var input = Array(bytes)
+        var input = bytes[...]
         if !pending.isEmpty {
             let needed = 32 - pending.count
             if input.count < needed {
                 pending.append(contentsOf: input)
                 return
             }
-            pending.append(contentsOf: input[..<needed])
-            input.removeFirst(needed)
-            let stripe = pending
+            pending.append(contentsOf: input.prefix(needed))
+            input = input.dropFirst(needed)
+            pending.withUnsafeBytes { Self.consumeStripes($0, into: &lanes) }
             pending.removeAll(keepingCapacity: true)
-            stripe.withUnsafeBytes { consumeStripes($0) }
         }
         let whole = input.count & ~31
-        input.withUnsafeBytes { consumeStripes(UnsafeRawBufferPointer(rebasing: $0[..<whole])) }
-        pending.append(contentsOf: input[whole...])
+        Self.consumeStripes(UnsafeRawBufferPointer(rebasing: input.prefix(whole)), into: &lanes)
+        pending.append(contentsOf: input.dropFirst(whole))
     }
 
     /// The 64-bit hash of everything fed so far.
@@ -89,23 +95,23 @@ public struct ContentHash: Sendable {
     /// ```
     public func finalize() -> UInt64 {
         var hash =
-            rotate(lanes.0, 1) &+ rotate(lanes.1, 7) &+ rotate(lanes.2, 12) &+ rotate(lanes.3, 18)
-        hash = mergeLane(hash, lanes.0)
-        hash = mergeLane(hash, lanes.1)
-        hash = mergeLane(hash, lanes.2)
-        hash = mergeLane(hash, lanes.3)
+            Self.rotate(lanes.0, 1) &+ Self.rotate(lanes.1, 7) &+ Self.rotate(lanes.2, 12) &+ Self.rotate(lanes.3, 18)
+        hash = Self.mergeLane(hash, lanes.0)
+        hash = Self.mergeLane(hash, lanes.1)
+        hash = Self.mergeLane(hash, lanes.2)
+        hash = Self.mergeLane(hash, lanes.3)
         hash &+= length &* Self.prime3
         pending.withUnsafeBytes { tail in
             var offset = 0
             while offset + 8 <= tail.count {
                 let word = UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                hash = rotate(hash ^ round(0, word), 27) &* Self.prime1 &+ Self.prime3
+                hash = Self.rotate(hash ^ Self.round(0, word), 27) &* Self.prime1 &+ Self.prime3
                 offset += 8
             }
             if offset < tail.count {
                 var word: UInt64 = 0
                 for (shift, byte) in tail[offset...].enumerated() { word |= UInt64(byte) << (8 * UInt64(shift)) }
-                hash = rotate(hash ^ (word &* Self.prime1), 23) &* Self.prime2
+                hash = Self.rotate(hash ^ (word &* Self.prime1), 23) &* Self.prime2
             }
         }
         hash ^= hash >> 33
@@ -126,7 +132,7 @@ public struct ContentHash: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    private mutating func consumeStripes(_ buffer: UnsafeRawBufferPointer) {
+    private static func consumeStripes(_ buffer: UnsafeRawBufferPointer, into lanes: inout (UInt64, UInt64, UInt64, UInt64)) {
         var (v0, v1, v2, v3) = lanes
         var offset = 0
         while offset + 32 <= buffer.count {
@@ -139,15 +145,15 @@ public struct ContentHash: Sendable {
         lanes = (v0, v1, v2, v3)
     }
 
-    @inline(__always) private func round(_ accumulator: UInt64, _ word: UInt64) -> UInt64 {
+    @inline(__always) private static func round(_ accumulator: UInt64, _ word: UInt64) -> UInt64 {
         rotate(accumulator &+ word &* Self.prime2, 31) &* Self.prime1
     }
 
-    @inline(__always) private func mergeLane(_ hash: UInt64, _ lane: UInt64) -> UInt64 {
+    @inline(__always) private static func mergeLane(_ hash: UInt64, _ lane: UInt64) -> UInt64 {
         (hash ^ round(0, lane)) &* Self.prime1 &+ Self.prime3
     }
 
-    @inline(__always) private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+    @inline(__always) private static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
         (value << count) | (value >> (64 - count))
     }
 }

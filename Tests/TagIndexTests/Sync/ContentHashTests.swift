@@ -30,6 +30,23 @@ import Testing
         }
     }
 
+    /// Collections without contiguous storage (a reversed array, a string's lazy view) and
+    /// strings' UTF-8 (read in place) hash as the same bytes in an array.
+    @Test func everyKindOfCollectionHashesAsItsBytes() {
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 13 + 5) }
+        var reversed = ContentHash(), mapped = ContentHash()
+        for start in stride(from: 0, to: bytes.count, by: 37) {
+            reversed.update(Array(bytes[start..<min(start + 37, bytes.count)].reversed()).reversed())
+            mapped.update(bytes[start..<min(start + 37, bytes.count)].lazy.map { $0 })
+        }
+        #expect(reversed.finalizeHex() == ContentHash.hex(of: bytes))
+        #expect(mapped.finalizeHex() == ContentHash.hex(of: bytes))
+        let text = "taxonomy: n02084071<n01317541,n00015388\u{1F}Hund, chien, 犬"
+        var fromString = ContentHash()
+        fromString.update(text.utf8)
+        #expect(fromString.finalizeHex() == ContentHash.hex(of: Array(text.utf8)))
+    }
+
     @Test func smallChangesChangeTheHash() {
         var bytes = [UInt8](repeating: 0, count: 64)
         let base = ContentHash.hex(of: bytes)
