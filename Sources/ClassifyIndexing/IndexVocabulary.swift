@@ -10,7 +10,10 @@ import TagIndex
 /// try vocabulary.install(into: index)
 /// ```
 public struct IndexVocabulary: Sendable {
-    public let model: ImageClassifierModel
+    /// The model's labels: taxonomy, curves and search vocabulary.
+    public let labelSet: LabelSet
+    /// The model's `model.json`: its name and version make the stamp.
+    public let modelDescription: ModelDescription
     /// Name and version stored with every image. The version joins the weights' `modelVersion` and a
     /// fingerprint of the taxonomy, because parent confidences are stored too: a changed taxonomy
     /// makes them stale just as new weights do.
@@ -35,9 +38,17 @@ public struct IndexVocabulary: Sendable {
 
     /// Usage: `let vocabulary = IndexVocabulary(model: try .shared(), faces: true)`
     public init(model: ImageClassifierModel, faces: Bool = false) {
-        self.model = model
+        self.init(labelSet: model.labelSet, description: model.description, faces: faces)
+    }
+
+    /// The vocabulary of a model's labels before its network has loaded
+    /// (``ImageClassifierModel/Loading``).
+    ///
+    /// Usage: `let vocabulary = IndexVocabulary(labelSet: try loading.labelSet(), description: loading.description, faces: true)`
+    public init(labelSet: LabelSet, description: ModelDescription, faces: Bool = false) {
+        self.labelSet = labelSet
+        self.modelDescription = description
         self.faces = faces
-        let labelSet = model.labelSet
         var definitions = labelSet.taxonomy.labels.map { label in
             LabelDefinition(
                 identifier: label.identifier, displayName: label.displayName, synonyms: label.synonyms,
@@ -65,7 +76,7 @@ public struct IndexVocabulary: Sendable {
             hasher.update("\(label.identifier)<\(label.parents.joined(separator: ","))\n".utf8)
         }
         let fingerprint = String(hasher.finalizeHex().prefix(8))
-        stamp = ModelStamp(name: model.description.name, version: "\(model.description.modelVersion)+taxonomy.\(fingerprint)")
+        stamp = ModelStamp(name: description.name, version: "\(description.modelVersion)+taxonomy.\(fingerprint)")
     }
 
     /// Installs the taxonomy, its curves and the search vocabulary in `index` (nothing is rewritten

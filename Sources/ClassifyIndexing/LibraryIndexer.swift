@@ -137,18 +137,69 @@ public struct LibraryIndexer: Sendable {
         faceRecognizer: OnDemandRecognizer? = nil, metadata: PhotoMetadataReader? = .shared,
         progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> Report {
-        let thoroughFaceDetector = faceDetector == nil ? nil : thoroughFaceDetector
-        let clock = ContinuousClock()
-        let start = clock.now
-        // Without a detector the face label (below person) stays in the taxonomy while images
-        // carry it: the entries are the same either way.
-        var vocabulary = IndexVocabulary(model: classifier.model, faces: faceDetector != nil)
-        if faceDetector == nil, try await index.labelImageCounts()[IndexVocabulary.faceLabel, default: 0] > 0 {
-            vocabulary = IndexVocabulary(model: classifier.model, faces: true)
+        let begun = try await begin(options, vocabulary: IndexVocabulary(model: classifier.model, faces: faceDetector != nil))
+        return try await run(
+            begun, classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector,
+            faceRecognizer: faceRecognizer, metadata: metadata, progress: progress)
+    }
+
+    /// An index run begun by ``begin(_:vocabulary:)``: the index is held for it and has the
+    /// vocabulary's taxonomy; ``run(_:classifier:faceDetector:thoroughFaceDetector:faceRecognizer:metadata:progress:)``
+    /// does the rest, or ``cancel()`` gives the index up.
+    ///
+    /// Usage: `let begun = try await indexer.begin(options, vocabulary: vocabulary)`
+    public struct BegunRun: Sendable {
+        fileprivate let run: any IndexWriterRun
+        fileprivate let options: Options
+        fileprivate let vocabulary: IndexVocabulary
+        fileprivate let start: ContinuousClock.Instant
+
+        /// Ends the run without indexing (its lock released, nothing written).
+        ///
+        /// Usage: `begun.cancel()`
+        public func cancel() { run.cancel() }
+    }
+
+    /// Begins a run over `options.roots` for a model of `vocabulary` (faces stored when it has the
+    /// face label), before the model's network is needed: the taxonomy goes into the index (in a
+    /// new index, tens of milliseconds) while the network still compiles (``ImageClassifierModel/Loading``).
+    ///
+    /// Usage: `let begun = try await indexer.begin(options, vocabulary: IndexVocabulary(labelSet: labels, description: description, faces: true))`
+    public func begin(_ options: Options, vocabulary: IndexVocabulary) async throws -> BegunRun {
+        let start = ContinuousClock.now
+        // Without faces the face label (below person) stays in the taxonomy while images carry
+        // it: the entries are the same either way.
+        var vocabulary = vocabulary
+        if !vocabulary.faces, try await index.labelImageCounts()[IndexVocabulary.faceLabel, default: 0] > 0 {
+            vocabulary = IndexVocabulary(labelSet: vocabulary.labelSet, description: vocabulary.modelDescription, faces: true)
         }
         let run = try await index.beginRun(
             roots: options.roots, labels: vocabulary.labelDefinitions, model: vocabulary.stamp,
             vocabulary: vocabulary.searchWords, settings: options.settings)
+        return BegunRun(run: run, options: options, vocabulary: vocabulary, start: start)
+    }
+
+    /// Runs the index pass `begun` with `classifier`, a model of its vocabulary (otherwise the
+    /// run is cancelled and this throws); the rest as ``run(_:classifier:faceDetector:thoroughFaceDetector:faceRecognizer:metadata:progress:)``.
+    ///
+    /// Usage: `let report = try await indexer.run(begun, classifier: ImageClassifier(model: try loading.model()))`
+    public func run(
+        _ begun: BegunRun, classifier: ImageClassifier, faceDetector: FaceDetector? = nil, thoroughFaceDetector: FaceDetector? = nil,
+        faceRecognizer: OnDemandRecognizer? = nil, metadata: PhotoMetadataReader? = .shared,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in }
+    ) async throws -> Report {
+        let (run, options, vocabulary) = (begun.run, begun.options, begun.vocabulary)
+        let model = classifier.model.description
+        guard model.name == vocabulary.modelDescription.name, model.modelVersion == vocabulary.modelDescription.modelVersion,
+            classifier.model.labelSet.taxonomy.labels.count == vocabulary.labelSet.taxonomy.labels.count
+        else {
+            run.cancel()
+            throw TagIndexError.invalidInput(
+                "the run was begun for \(vocabulary.stamp.name) \(vocabulary.modelDescription.modelVersion), not \(model.name) \(model.modelVersion)")
+        }
+        let thoroughFaceDetector = faceDetector == nil ? nil : thoroughFaceDetector
+        let clock = ContinuousClock()
+        let start = begun.start
         let pass = Pass(
             classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector, faceRecognizer: faceRecognizer,
             metadataReader: metadata, vocabulary: vocabulary, options: options,

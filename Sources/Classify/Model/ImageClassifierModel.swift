@@ -31,18 +31,25 @@ public final class ImageClassifierModel: Sendable {
 
     /// Loads and checks the model in `directory` (`model.json` plus the weights file it names);
     /// with `precision: .int8` also `quantization.json`, and quantizes the weights.
-    public init(contentsOf directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
-        self.directory = directory
+    public convenience init(contentsOf directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
         let description = try ModelDescription(contentsOf: directory.appending(path: "model.json"))
-        guard description.input.channels == 3 else {
-            throw .invalidGraph(file: "model.json", node: description.input.name, reason: "input must have 3 channels")
-        }
-        imageInputProblem = Self.imageInputProblem(description.input)
         // The label files (taxonomy, calibration, vocabulary: ~450 KB of JSON) are read on another
         // thread while the network compiles and quantizes; each takes a few tens of milliseconds.
         let labels = BackgroundWork { () throws(ModelLoadingError) in
             try LabelSet(directory: directory, description: description, precision: precision)
         }
+        try self.init(directory: directory, description: description, precision: precision, labels: labels)
+    }
+
+    /// Compiles the network of `description` and takes the labels `labels` reads meanwhile.
+    init(
+        directory: URL, description: ModelDescription, precision: InferencePrecision, labels: BackgroundWork<LabelSet, ModelLoadingError>
+    ) throws(ModelLoadingError) {
+        self.directory = directory
+        guard description.input.channels == 3 else {
+            throw .invalidGraph(file: "model.json", node: description.input.name, reason: "input must have 3 channels")
+        }
+        imageInputProblem = Self.imageInputProblem(description.input)
         let weights = try SafeTensorsFile(contentsOf: directory.appending(path: description.weights))
         switch precision {
         case .fp32:
@@ -76,6 +83,47 @@ public final class ImageClassifierModel: Sendable {
             && input.mean == [127, 127, 127] && input.std == [128, 128, 128]
         guard !supported else { return nil }
         return "model.json: the input contract (\(input.width)x\(input.height) \(input.channelOrder), resize \(input.resizeShortSide) \(input.resizeFilter), crop \(input.crop), mean \(input.mean), std \(input.std)) differs from the one this library's preprocessing implements (224x224 RGB, resize 256 triangle-antialiased, center crop, mean 127, std 128); run the model on tensors with infer instead"
+    }
+
+    /// A model being loaded on other threads, whose labels can be taken before its network has
+    /// compiled: `index` installs them in the index meanwhile.
+    ///
+    /// ```swift
+    /// let loading = try ImageClassifierModel.Loading(contentsOf: directory, precision: .int8)
+    /// let labels = try loading.labelSet()   // taxonomy, curves and vocabulary
+    /// let model = try loading.model()       // waits for the network
+    /// ```
+    public final class Loading: Sendable {
+        /// The model's parsed `model.json`.
+        public let description: ModelDescription
+        private let labels: BackgroundWork<LabelSet, ModelLoadingError>
+        private let network: BackgroundWork<ImageClassifierModel, ModelLoadingError>
+
+        /// Reads `model.json` in `directory` and starts reading the label files and compiling the
+        /// network, each on a thread of its own; errors come from `labelSet()` and `model()`.
+        ///
+        /// Usage: `let loading = try ImageClassifierModel.Loading(contentsOf: directory)`
+        public init(contentsOf directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
+            let description = try ModelDescription(contentsOf: directory.appending(path: "model.json"))
+            let labels = BackgroundWork { () throws(ModelLoadingError) in
+                try LabelSet(directory: directory, description: description, precision: precision)
+            }
+            self.description = description
+            self.labels = labels
+            network = BackgroundWork { () throws(ModelLoadingError) in
+                try ImageClassifierModel(directory: directory, description: description, precision: precision, labels: labels)
+            }
+        }
+
+        /// Waits for the label files; the model's `labelSet` once it has loaded.
+        ///
+        /// Usage: `let vocabulary = IndexVocabulary(labelSet: try loading.labelSet(), description: loading.description)`
+        public func labelSet() throws(ModelLoadingError) -> LabelSet { try labels.value() }
+
+        /// Waits for the whole model (the same one on every call).
+        ///
+        /// Usage: `let classifier = ImageClassifier(model: try loading.model())`
+        public func model() throws(ModelLoadingError) -> ImageClassifierModel { try network.value() }
     }
 
     private static let sharedModels = Locked<[String: ImageClassifierModel]>([:])

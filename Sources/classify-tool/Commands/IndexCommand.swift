@@ -148,15 +148,6 @@ struct IndexCommand: AsyncParsableCommand {
             throw ExitCode(ToolExit.failure)
         }
         if database.given == nil { Terminal.note("index: \(database.displayLocation)") }
-        // The face detectors and the places file load beside the classifier's network.
-        let thorough = faces == .thorough, wantsMetadata = metadata
-        async let detectors = (try Self.faceDetector(if: facesWanted), try Self.faceDetector(if: facesWanted && thorough, kind: .mtcnn))
-        async let reader = wantsMetadata ? PhotoMetadataReader.shared : nil
-        let classifier = ImageClassifier(model: try modelOptions.loadModel())
-        let (faceDetector, thoroughFaceDetector) = try await detectors
-        let metadataReader = await reader
-        // Loaded with the first face that needs describing (most runs find none).
-        let faceRecognizer = facesWanted ? OnDemandRecognizer { try FaceRecognizer.shared() } : nil
         var options = LibraryIndexer.Options(roots: libraryRoots, jobs: jobs, includeHidden: includeHidden, excludes: exclude)
         options.settings.batchSize = batchSize
         options.claimSize = claimSize
@@ -164,6 +155,34 @@ struct IndexCommand: AsyncParsableCommand {
         if Terminal.verbose {
             options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
         }
+        // The classifier's network compiles, the face detectors and the places file load, and
+        // meanwhile the run begins: the labels go into the index as soon as they are read.
+        let loading = try modelOptions.startLoadingModel()
+        let thorough = faces == .thorough, wantsMetadata = metadata
+        async let detectors = (try Self.faceDetector(if: facesWanted), try Self.faceDetector(if: facesWanted && thorough, kind: .mtcnn))
+        async let reader = wantsMetadata ? PhotoMetadataReader.shared : nil
+        let begun: LibraryIndexer.BegunRun
+        do {
+            let vocabulary = IndexVocabulary(labelSet: try loading.labelSet(), description: loading.description, faces: facesWanted)
+            begun = try await indexer.begin(options, vocabulary: vocabulary)
+        } catch let error as ModelLoadingError {
+            throw error
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(ToolExit.failure)
+        }
+        let classifier: ImageClassifier
+        let faceDetector: FaceDetector?, thoroughFaceDetector: FaceDetector?
+        do {
+            classifier = ImageClassifier(model: try loading.model())
+            (faceDetector, thoroughFaceDetector) = try await detectors
+        } catch {
+            begun.cancel()
+            throw error
+        }
+        let metadataReader = await reader
+        // Loaded with the first face that needs describing (most runs find none).
+        let faceRecognizer = facesWanted ? OnDemandRecognizer { try FaceRecognizer.shared() } : nil
 
         // For the status line's total and ETA only: count the image files beside the run.
         let folders = libraryRoots.map { $0.localPath.isEmpty ? "/" : $0.localPath }
@@ -180,7 +199,7 @@ struct IndexCommand: AsyncParsableCommand {
         try await finish(
             Task {
                 try await indexer.run(
-                    options, classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector,
+                    begun, classifier: classifier, faceDetector: faceDetector, thoroughFaceDetector: thoroughFaceDetector,
                     faceRecognizer: faceRecognizer, metadata: metadataReader
                 ) {
                     display.update($0)

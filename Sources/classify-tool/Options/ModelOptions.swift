@@ -26,6 +26,16 @@ struct ModelOptions: ParsableArguments {
         return try ImageClassifierModel.shared(directory: directory, precision: precision)
     }
 
+    /// `loadModel`'s model, its labels ready before its network (for `index`, which installs them
+    /// meanwhile); not shared with `loadModel`.
+    func startLoadingModel() throws -> ImageClassifierModel.Loading {
+        let directory = try modelDirectory()
+        Terminal.debug("model: \(directory.standardizedFileURL.path)")
+        let precision = resolvedPrecision(for: directory)
+        Terminal.debug("precision: \(precision.rawValue)")
+        return try ImageClassifierModel.Loading(contentsOf: directory, precision: precision)
+    }
+
     /// The directory `loadModel` reads.
     func modelDirectory() throws -> URL {
         if let model { return URL(fileURLWithPath: model, isDirectory: true) }
