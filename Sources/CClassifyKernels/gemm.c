@@ -34,13 +34,14 @@ void cls_gemm_pack_weights(const float *weights, size_t k, size_t n, float *pack
     size_t panels = (n + PANEL - 1) / PANEL;
     for (size_t p = 0; p < panels; p++) {
         float *panel = packed + p * k * PANEL;
-        for (size_t j = 0; j < PANEL; j++) {
-            size_t column = p * PANEL + j;
-            if (column < n) {
-                const float *source = weights + column * k;
-                for (size_t i = 0; i < k; i++) panel[i * PANEL + j] = source[i];
-            } else {
-                for (size_t i = 0; i < k; i++) panel[i * PANEL + j] = 0.0f;
+        size_t columns = n - p * PANEL < PANEL ? n - p * PANEL : PANEL;
+        // A transpose, in tiles of 16 rows of k: a tile's writes (16 lines) stay in L1 while its
+        // 16 columns are read, where a column at a time wrote k lines of a panel larger than L1.
+        for (size_t first = 0; first < k; first += 16) {
+            size_t last = first + 16 < k ? first + 16 : k;
+            for (size_t j = 0; j < PANEL; j++) {
+                const float *source = weights + (p * PANEL + j) * k;
+                for (size_t i = first; i < last; i++) panel[i * PANEL + j] = j < columns ? source[i] : 0.0f;
             }
         }
     }

@@ -21,7 +21,9 @@ public struct ContentHash: Sendable {
     private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
 
     private var lanes: (UInt64, UInt64, UInt64, UInt64) = (prime1, prime2, prime3, prime1 ^ prime2)
-    private var pending: [UInt8] = []
+    /// The bytes of an unfinished stripe (the first `pendingCount`), kept inline: no allocation.
+    private var pending: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var pendingCount = 0
     private var length: UInt64 = 0
 
     /// Creates an empty hasher.
@@ -29,7 +31,7 @@ public struct ContentHash: Sendable {
     /// ```swift
     /// var hasher = ContentHash()
     /// ```
-    public init() { pending.reserveCapacity(32) }
+    public init() {}
 
     /// Hashes `bytes` in one call.
     ///
@@ -71,21 +73,26 @@ public struct ContentHash: Sendable {
 
     private mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
-        var input = bytes[...]
-        if !pending.isEmpty {
-            let needed = 32 - pending.count
-            if input.count < needed {
-                pending.append(contentsOf: input)
-                return
+        guard var next = bytes.baseAddress else { return }
+        var count = bytes.count
+        if pendingCount > 0 {
+            let taken = min(32 - pendingCount, count)
+            withUnsafeMutableBytes(of: &pending) { stripe in
+                stripe.baseAddress!.advanced(by: pendingCount).copyMemory(from: next, byteCount: taken)
             }
-            pending.append(contentsOf: input.prefix(needed))
-            input = input.dropFirst(needed)
-            pending.withUnsafeBytes { Self.consumeStripes($0, into: &lanes) }
-            pending.removeAll(keepingCapacity: true)
+            pendingCount += taken
+            next += taken
+            count -= taken
+            guard pendingCount == 32 else { return }
+            withUnsafeBytes(of: pending) { Self.consumeStripes($0, into: &lanes) }
+            pendingCount = 0
         }
-        let whole = input.count & ~31
-        Self.consumeStripes(UnsafeRawBufferPointer(rebasing: input.prefix(whole)), into: &lanes)
-        pending.append(contentsOf: input.dropFirst(whole))
+        let whole = count & ~31
+        Self.consumeStripes(UnsafeRawBufferPointer(start: next, count: whole), into: &lanes)
+        withUnsafeMutableBytes(of: &pending) { stripe in
+            stripe.baseAddress!.copyMemory(from: next + whole, byteCount: count - whole)
+        }
+        pendingCount = count - whole
     }
 
     /// The 64-bit hash of everything fed so far.
@@ -101,7 +108,8 @@ public struct ContentHash: Sendable {
         hash = Self.mergeLane(hash, lanes.2)
         hash = Self.mergeLane(hash, lanes.3)
         hash &+= length &* Self.prime3
-        pending.withUnsafeBytes { tail in
+        withUnsafeBytes(of: pending) { stripe in
+            let tail = UnsafeRawBufferPointer(rebasing: stripe.prefix(pendingCount))
             var offset = 0
             while offset + 8 <= tail.count {
                 let word = UInt64(littleEndian: tail.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
