@@ -116,7 +116,11 @@ struct Conv2DOperation: GraphOperation {
             packedWeights = AlignedFloats(count: cls_gemm_packed_count(k, n)) { packed in
                 cls_gemm_pack_weights(weights.baseAddress, k, n, packed)
             }
-            sparse = SparsePointwiseWeights(weights, inChannels: k, outChannels: n)
+            // Only the AVX2 and portable paths run the sparse kernel: on AVX-512 it is not made
+            // (a few milliseconds of BlazeFace's load); a path lowered later runs the dense GEMM.
+            if SparsePointwiseWeights.enabled, KernelPath.current != .avx512 {
+                sparse = SparsePointwiseWeights(weights, inChannels: k, outChannels: n)
+            }
         } else if groups == 1 && (inputShape.channels <= Self.directMaxInputChannels
             || (outChannels <= Self.directMaxOutputChannels && inputShape.channels < Self.im2colMinInputChannels)) {
             strategy = .direct
