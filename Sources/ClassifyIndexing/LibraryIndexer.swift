@@ -426,9 +426,10 @@ private struct Pass: Sendable {
                     }
                     let (left, soonest) = try await worker.remaining()
                     if left == 0 { break }
-                    // Others hold the rest: wait for them to finish, or for a lease to run out.
+                    // Others hold the rest: wait for them to finish (this process's workers say
+                    // so at once; other indexers are polled), or for a lease to run out.
                     let wait = min(1.0, max(0.05, soonest ?? 0.05))
-                    try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                    await scan.waitForUpdate(after: generation, timeout: .milliseconds(Int(wait * 1000)))
                     continue
                 }
                 // Every claimed file is read and hashed first, so one look at the index tells
@@ -461,6 +462,8 @@ private struct Pass: Sendable {
                     }
                 }
                 finished(processed.count, failures, new, updated)
+                // Wakes a worker waiting for these files to be finished (the run's last ones).
+                scan.update { $0.finished += processed.count }
             }
             if Task.isCancelled { scan.update { $0.interrupted = true } }
         } catch {

@@ -3,7 +3,8 @@ import ClassifySupport
 /// Counters of the walk, read by the workers for progress while the walk goes on, and the signal
 /// an idle worker waits on: every update wakes the workers waiting for one, so a worker that
 /// found nothing to claim starts on the files the walk queues next (or ends when the walk is
-/// complete) at once instead of at its next poll.
+/// complete, or when the other workers have finished the files they held) at once instead of at
+/// its next poll.
 final class ScanState: Sendable {
     struct Snapshot: Sendable {
         var scanned = 0
@@ -13,6 +14,8 @@ final class ScanState: Sendable {
         var complete = false
         /// A worker stopped because its task was cancelled, leaving files queued.
         var interrupted = false
+        /// Files this process's workers have finished (written or failed).
+        var finished = 0
         var error: (any Error)?
     }
 
