@@ -37,7 +37,7 @@ struct PeopleController: Sendable {
 
     @Sendable func list(_ request: Request, context: GalleryRequestContext) async throws -> Response {
         let (people, waiting) = try await services.read { index in
-            (try await index.people(), try await index.unassignedFaces(limit: 1_000).count)
+            (try await index.people(), try await index.unassignedFaceCount())
         }
         return services.pages.response("people", PeopleView(people: people, waiting: waiting))
     }
@@ -216,7 +216,7 @@ struct PeopleView: PageView {
         let named = people.filter { $0.name != nil }.count
         summary = people.isEmpty
             ? "No people yet: index photos with faces (classify-tool index) and similar faces are grouped into people."
-            : "\(LabelText.count(people.count)) people, \(LabelText.count(named)) named; \(LabelText.count(waiting))\(waiting >= 1_000 ? "+" : "") faces wait for a person (seen fewer than 3 times)."
+            : "\(LabelText.count(people.count)) people, \(LabelText.count(named)) named; \(LabelText.count(waiting)) faces wait for a person (seen fewer than 3 times)."
         more = people.count > PeopleController.pageSize
             ? "The first \(PeopleController.pageSize) are shown; search person:NAME or person:ID for the others." : nil
     }

@@ -105,6 +105,13 @@ extension PeopleSchema {
         ORDER BY path, fp.face_number
         """
 
+    /// How many faces `unassignedList` lists without a limit: those of a content some image has.
+    package static let unassignedCount = """
+        SELECT COUNT(*) FROM face_people AS fp
+        WHERE fp.person_id IS NULL AND fp.hidden = 0
+          AND EXISTS (SELECT 1 FROM images AS i WHERE i.content_hash = fp.content_hash)
+        """
+
     /// (face number, person id, name) of the faces of one content (`hash` its placeholder).
     package static func facePeopleOfContent(_ hash: String) -> String {
         """

@@ -40,6 +40,10 @@ public protocol PeopleStore: AnyObject {
 
     /// Faces waiting for a person, by path. Usage: `let waiting = try await index.unassignedFaces(limit: 100)`
     func unassignedFaces(limit: Int) async throws -> [UnassignedFace]
+
+    /// How many faces wait for a person (all that `unassignedFaces` would list), counted in the index.
+    /// Usage: `let waiting = try await index.unassignedFaceCount()`
+    func unassignedFaceCount() async throws -> Int
 }
 
 /// A change to people as a person asks for it, by person ids and faces as `show` numbers them.

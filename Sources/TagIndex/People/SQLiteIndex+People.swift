@@ -110,6 +110,11 @@ extension SQLiteIndex {
         } }
     }
 
+    /// Usage: `let waiting = try index.unassignedFaceCount()`
+    public func unassignedFaceCount() throws -> Int {
+        try guardingStorage { try database.read { db in try Int.fetchOne(db, sql: PeopleSchema.unassignedCount) ?? 0 } }
+    }
+
     /// Each stored face's person, by face number (from 0), for the image with content `hash`.
     static func facePeople(contentHash hash: String, _ db: Database) throws -> [Int: FacePerson] {
         var found: [Int: FacePerson] = [:]

@@ -160,6 +160,12 @@ extension PostgresIndex {
         }
     }
 
+    /// Usage: `let waiting = try await index.unassignedFaceCount()`
+    public func unassignedFaceCount() async throws -> Int {
+        let counts = try await session.all(PeopleSchema.unassignedCount, PostgresBindings()) { try $0.decode(Int64.self) }
+        return Int(counts.first ?? 0)
+    }
+
     /// Each stored face's person, by face number (from 0), for the content `hash`.
     func facePeople(contentHash hash: String) async throws -> [Int: FacePerson] {
         var binds = PostgresBindings()

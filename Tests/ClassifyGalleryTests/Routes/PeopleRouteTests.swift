@@ -54,6 +54,8 @@ import Testing
 
             let list = try await client.get("/people")
             #expect(list.status == .ok && list.text.contains("Rex the Dog") && list.text.contains("/people/\(id)/face"))
+            // The page counts the faces still waiting in the index (here none: the one face is Rex).
+            #expect(list.text.contains("0 faces wait for a person"), "\(list.text)")
             let personPage = try await client.get("/people/\(id)", headers: [.cookie: cookie])
             #expect(personPage.status == .ok && personPage.text.contains("/images/\(poodle)"))
             let crop = try await client.get("/people/\(id)/face")

@@ -94,6 +94,7 @@ struct PeopleIndexTests {
         // A waiting face comes with its box's shorter side: 40 px is large enough to group.
         let waiting = try await index.unassignedFaces(limit: 10)
         #expect(waiting == [UnassignedFace(path: "\(root)/stranger.jpg", faceNumber: 1, side: 40)])
+        #expect(try await index.unassignedFaceCount() == 1)
         #expect(waiting.map { $0.isTooSmallToGroup() } == [false])
         #expect(UnassignedFace(path: "x.jpg", faceNumber: 1, side: 39.5).isTooSmallToGroup())
         #expect(!UnassignedFace(path: "x.jpg", faceNumber: 1).isTooSmallToGroup())
@@ -153,6 +154,8 @@ struct PeopleIndexTests {
         try await index.correctPeople(.hide(path: "\(root)/b1.jpg", face: 1))
         #expect(try await paths(index, "person:ben") == ["b2.jpg", "b3.jpg", "both.jpg", "stranger.jpg"])
         #expect(try await index.unassignedFaces(limit: 10).map(\.path) == ["\(root)/a1.jpg"])
+        // The hidden face and the moved stranger no longer wait; Anna's face from a1 does.
+        #expect(try await index.unassignedFaceCount() == 1)
 
         // Every fact survives re-indexing and a regrouping from scratch.
         try await write(library(root: root) + [entry("a5.jpg", root: root, people: [(1, 5)])])
