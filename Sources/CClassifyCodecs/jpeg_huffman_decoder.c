@@ -436,10 +436,11 @@ int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t
     decoder->last_kept_column = cinfo->master->last_iMCU_col;
     // Skip tables only where blocks are passed: a whole decode at full size passes none.
     int passes_blocks = skips_rows || decoder->first_kept_column > 0 || decoder->last_kept_column + 1 < cinfo->MCUs_per_row;
-    for (int c = 0; c < cinfo->comps_in_scan; c++) {
-        const jpeg_component_info *component = cinfo->cur_comp_info[c];
+    for (int b = 0; b < cinfo->blocks_in_MCU; b++) {
+        const jpeg_component_info *component = cinfo->cur_comp_info[cinfo->MCU_membership[b]];
         // A 1x1 IDCT reads the DC coefficient alone; a component libjpeg does not output, none.
-        if (component->DCT_scaled_size == 1 || !component->component_needed) passes_blocks = 1;
+        decoder->keeps_ac[b] = component->DCT_scaled_size > 1 && component->component_needed;
+        if (!decoder->keeps_ac[b]) passes_blocks = 1;
     }
     int built_dc[NUM_HUFF_TBLS] = {0}, built_ac[NUM_HUFF_TBLS] = {0};
     for (int c = 0; c < cinfo->comps_in_scan; c++) {
@@ -459,7 +460,6 @@ int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t
         decoder->ac_table[b] = &decoder->ac[component->ac_tbl_no];
         decoder->skip_table[b] = passes_blocks ? decoder->skip[component->ac_tbl_no] : NULL;
         decoder->component[b] = c;
-        decoder->keeps_ac[b] = component->DCT_scaled_size > 1 && component->component_needed;
     }
     decoder->reader.next = start;
     decoder->reader.end = data + size;

@@ -33,12 +33,18 @@ public final class ImageClassifierModel: Sendable {
     /// with `precision: .int8` also `quantization.json`, and quantizes the weights.
     public convenience init(contentsOf directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
         let description = try ModelDescription(contentsOf: directory.appending(path: "model.json"))
-        // The label files (taxonomy, calibration, vocabulary: ~450 KB of JSON) are read on another
-        // thread while the network compiles and quantizes; each takes a few tens of milliseconds.
-        let labels = BackgroundWork { () throws(ModelLoadingError) in
+        let labels = Self.readingLabels(directory: directory, description: description, precision: precision)
+        try self.init(directory: directory, description: description, precision: precision, labels: labels)
+    }
+
+    /// The label files (taxonomy, calibration, vocabulary: ~450 KB of JSON), read on another
+    /// thread while the network compiles and quantizes; each takes a few tens of milliseconds.
+    private static func readingLabels(
+        directory: URL, description: ModelDescription, precision: InferencePrecision
+    ) -> BackgroundWork<LabelSet, ModelLoadingError> {
+        BackgroundWork { () throws(ModelLoadingError) in
             try LabelSet(directory: directory, description: description, precision: precision)
         }
-        try self.init(directory: directory, description: description, precision: precision, labels: labels)
     }
 
     /// Compiles the network of `description` and takes the labels `labels` reads meanwhile.
@@ -105,9 +111,7 @@ public final class ImageClassifierModel: Sendable {
         /// Usage: `let loading = try ImageClassifierModel.Loading(contentsOf: directory)`
         public init(contentsOf directory: URL, precision: InferencePrecision = .fp32) throws(ModelLoadingError) {
             let description = try ModelDescription(contentsOf: directory.appending(path: "model.json"))
-            let labels = BackgroundWork { () throws(ModelLoadingError) in
-                try LabelSet(directory: directory, description: description, precision: precision)
-            }
+            let labels = ImageClassifierModel.readingLabels(directory: directory, description: description, precision: precision)
             self.description = description
             self.labels = labels
             network = BackgroundWork { () throws(ModelLoadingError) in

@@ -19,21 +19,24 @@ struct ModelOptions: ParsableArguments {
 
     /// The model from `--model`, `$CLASSIFY_MODEL_DIR`, the installed layout or the checkout (named with `--verbose`).
     func loadModel() throws -> ImageClassifierModel {
-        let directory = try modelDirectory()
-        Terminal.debug("model: \(directory.standardizedFileURL.path)")
-        let precision = resolvedPrecision(for: directory)
-        Terminal.debug("precision: \(precision.rawValue)")
+        let (directory, precision) = try chosenModel()
         return try ImageClassifierModel.shared(directory: directory, precision: precision)
     }
 
     /// `loadModel`'s model, its labels ready before its network (for `index`, which installs them
     /// meanwhile); not shared with `loadModel`.
     func startLoadingModel() throws -> ImageClassifierModel.Loading {
+        let (directory, precision) = try chosenModel()
+        return try ImageClassifierModel.Loading(contentsOf: directory, precision: precision)
+    }
+
+    /// The model directory and precision both loaders use (named with `--verbose`).
+    private func chosenModel() throws -> (directory: URL, precision: InferencePrecision) {
         let directory = try modelDirectory()
         Terminal.debug("model: \(directory.standardizedFileURL.path)")
         let precision = resolvedPrecision(for: directory)
         Terminal.debug("precision: \(precision.rawValue)")
-        return try ImageClassifierModel.Loading(contentsOf: directory, precision: precision)
+        return (directory, precision)
     }
 
     /// The directory `loadModel` reads.
