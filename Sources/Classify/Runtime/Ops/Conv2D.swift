@@ -6,8 +6,9 @@ import CClassifyKernels
 /// - pointwise (1x1, stride 1, one group): a register-blocked GEMM (`cls_gemm_packed`) reading the
 ///   pixel rows in place, weights packed in panels of 16 output channels [Cout/16][Cin][16]; or,
 ///   when at least half the weights are zero (BlazeFace's pruned layers), a kernel that multiplies
-///   by the nonzero ones only (`SparsePointwiseWeights`, on the AVX2 and portable paths; the
-///   AVX-512 path keeps the dense GEMM, not measured against it);
+///   by the nonzero ones only (`SparsePointwiseWeights`, on the AVX2 and portable paths, and on
+///   AVX-512 where the output channels leave a GEMM panel part empty: see
+///   `SparsePointwiseWeights.beatsDense`);
 /// - depthwise (groups == channels): a direct kernel vectorized over channels, weights [kH][kW][C];
 /// - direct (one group, not pointwise, and at most `directMaxInputChannels` input channels (the
 ///   RGB stem) or at most `directMaxOutputChannels` output channels from fewer than
@@ -116,9 +117,10 @@ struct Conv2DOperation: GraphOperation {
             packedWeights = AlignedFloats(count: cls_gemm_packed_count(k, n)) { packed in
                 cls_gemm_pack_weights(weights.baseAddress, k, n, packed)
             }
-            // Only the AVX2 and portable paths run the sparse kernel: on AVX-512 it is not made
-            // (a few milliseconds of BlazeFace's load); a path lowered later runs the dense GEMM.
-            if SparsePointwiseWeights.enabled, KernelPath.current != .avx512 {
+            // Made only where the path at load runs it (on AVX-512, few layers: a few
+            // milliseconds of BlazeFace's load otherwise); a path changed later may run the dense
+            // GEMM instead, never the other way round.
+            if SparsePointwiseWeights.beatsDense(outChannels: n, on: KernelPath.current) {
                 sparse = SparsePointwiseWeights(weights, inChannels: k, outChannels: n)
             }
         } else if groups == 1 && (inputShape.channels <= Self.directMaxInputChannels
@@ -217,7 +219,7 @@ struct Conv2DOperation: GraphOperation {
                 output, Int32(outputShape.height), Int32(outputShape.width), lower, upper)
         case .pointwise:
             let (residualLower, residualUpper) = residual?.activation.clampRange ?? (-.infinity, .infinity)
-            if let sparse, SparsePointwiseWeights.enabled, KernelPath.current != .avx512 {
+            if let sparse, SparsePointwiseWeights.beatsDense(outChannels: outputShape.channels, on: KernelPath.current) {
                 sparse.run(
                     pixels: outputShape.pixelCount, input: input, bias: bias, lower: lower, upper: upper,
                     residual: residual == nil ? nil : inputs[1], residualLower: residualLower, residualUpper: residualUpper,
