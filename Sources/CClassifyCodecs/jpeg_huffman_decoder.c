@@ -255,6 +255,45 @@ static void build_skip_table(const huffman_table *table, skip_entry *skip) {
     }
 }
 
+/// The skip tables built last on this thread, by the AC table they came from: photos from one
+/// camera or encoder share their tables, and building one (4,096 windows, each decoded symbol by
+/// symbol) costs more than the rest of installing the decoder.
+enum { SKIP_CACHE_SLOTS = 2 };
+
+typedef struct skip_cache_slot {
+    int used;
+    uint8_t bits[17];
+    uint8_t values[256];
+    skip_entry skip[SKIP_SIZE];
+} skip_cache_slot;
+
+static _Thread_local skip_cache_slot skip_cache[SKIP_CACHE_SLOTS];
+static _Thread_local int skip_cache_next;
+
+/// Fills `skip` for the AC table `source` (whose canonical form is `table`), from this thread's
+/// cache when the same table was seen last, building and caching it otherwise.
+static void fill_skip_table(const JHUFF_TBL *source, const huffman_table *table, skip_entry *skip) {
+    // Symbols past the table's count are not part of it (build_table checked it is at most 256).
+    size_t count = 0;
+    for (int length = 1; length <= 16; length++) count += source->bits[length];
+    for (int i = 0; i < SKIP_CACHE_SLOTS; i++) {
+        const skip_cache_slot *slot = &skip_cache[i];
+        if (slot->used && memcmp(slot->bits, source->bits, sizeof slot->bits) == 0 &&
+            memcmp(slot->values, source->huffval, count) == 0) {
+            memcpy(skip, slot->skip, sizeof slot->skip);
+            return;
+        }
+    }
+    build_skip_table(table, skip);
+    skip_cache_slot *slot = &skip_cache[skip_cache_next];
+    skip_cache_next = (skip_cache_next + 1) % SKIP_CACHE_SLOTS;
+    memcpy(slot->bits, source->bits, sizeof slot->bits);
+    memset(slot->values, 0, sizeof slot->values);
+    memcpy(slot->values, source->huffval, count);
+    memcpy(slot->skip, skip, sizeof slot->skip);
+    slot->used = 1;
+}
+
 // MARK: - Blocks
 
 /// One AC symbol decoded code length by code length (T.81 F.2.2.2): moves `*k` past it and
@@ -449,7 +488,7 @@ int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t
         if (!built_dc[d] && !build_table(cinfo->dc_huff_tbl_ptrs[d], 1, &decoder->dc[d])) return 0;
         if (!built_ac[a]) {
             if (!build_table(cinfo->ac_huff_tbl_ptrs[a], 0, &decoder->ac[a])) return 0;
-            if (passes_blocks) build_skip_table(&decoder->ac[a], decoder->skip[a]);
+            if (passes_blocks) fill_skip_table(cinfo->ac_huff_tbl_ptrs[a], &decoder->ac[a], decoder->skip[a]);
         }
         built_dc[d] = built_ac[a] = 1;
     }
