@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jpeg_error_manager.h"
+#include "jpeg_coefficient_output.h"
 #include "jpeg_huffman_decoder.h"
 
 #include <jerror.h>
@@ -330,6 +331,7 @@ static cls_status decode_pixels(cls_jpeg_decoder *decoder, uint8_t *rgb, size_t 
         return CLS_OK;
     }
     install_huffman_decoder(decoder, 0);
+    if (decoder->huffman_ours) cls_jpeg_coefficient_output_install(cinfo);
     if (cinfo->output_height * row_bytes > capacity) {
         cls_jpeg_fail((j_common_ptr)cinfo, CLS_INVALID_ARGUMENT, "output size changed while decoding");
     }
