@@ -3,21 +3,11 @@
 // the baseline converts exactly in integer arithmetic. Both accumulate in fp32.
 #include "CClassifyKernels.h"
 #include "dispatch.h"
+#include "half.h"
 
 #if CLS_HAS_AVX2_VARIANT
 #include <immintrin.h>
 #endif
-
-/// binary16 bits -> float, exact for finite values (feature prints never hold inf or NaN):
-/// the magnitude bits moved to fp32 position and scaled by 2^112 re-bias the exponent and
-/// normalize subnormal halves in one multiply.
-CLS_INLINE float half_to_float(uint16_t half) {
-    union { uint32_t bits; float value; } magnitude = { (uint32_t)(half & 0x7FFF) << 13 };
-    union { uint32_t bits; float value; } result;
-    result.value = magnitude.value * 0x1p112f;
-    result.bits |= (uint32_t)(half & 0x8000) << 16;
-    return result.value;
-}
 
 static void half_dot_block_scalar(const float *queries, size_t query_count, const uint16_t *rows, size_t count,
                                   size_t dim, float *out) {
@@ -70,14 +60,6 @@ __attribute__((target("avx2,fma,f16c"))) static void half_dot_block_avx2(
     }
 }
 
-static int has_f16c(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("f16c") ? 1 : 0;
-    }
-    return cached;
-}
 #endif
 
 void cls_half_dot_block(const float *queries, size_t query_count, const uint16_t *rows, size_t count, size_t dim,

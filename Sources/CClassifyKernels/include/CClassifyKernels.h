@@ -165,6 +165,11 @@ void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, c
 void cls_half_dot_block(const float *queries, size_t query_count, const uint16_t *rows, size_t count, size_t dim,
                         float *out);
 
+/// out[i] = the binary16 value of the little-endian half at byte 2 * i of `halves` (any
+/// alignment), for i < count: exact for finite values, F16C where the CPU has it (the same
+/// values as the portable conversion). Used to widen fp16 weight files.
+void cls_halves_to_floats(const void *halves, size_t count, float *out);
+
 /// Bytes before a print sketch's codes: offset, step, error bound (little-endian floats), mode (uint32).
 #define CLS_SKETCH_HEADER_BYTES 16
 

@@ -1,3 +1,4 @@
+import CClassifyKernels
 import Foundation
 
 /// A read-only view of a `.safetensors` file: an 8-byte little-endian header length, a JSON
@@ -97,11 +98,16 @@ struct SafeTensorsFile: Sendable {
             let count = shape.reduce(1, *)
             return bytes.withBytes { raw in
                 [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-                    // A plain loop over the raw bytes, which the compiler vectorizes (22.5 MB of
-                    // fp16 recognition weights widened in a few ms instead of ~40).
-                    let source = raw.baseAddress! + start
-                    for index in 0..<count {
-                        buffer[index] = Self.float(halfBits: UInt16(littleEndian: source.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)))
+                    // In C, with F16C where the CPU has it: the recognizer's 5.6 million weights
+                    // in about a millisecond (17 ms in a Swift loop).
+                    if count > 0 {
+                        if UInt16(littleEndian: 1) == 1 {
+                            cls_halves_to_floats(raw.baseAddress! + start, count, buffer.baseAddress!)
+                        } else {
+                            for index in 0..<count {
+                                buffer[index] = Self.float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: start + index * 2, as: UInt16.self)))
+                            }
+                        }
                     }
                     initialized = count
                 }

@@ -85,6 +85,7 @@ struct Conv2DOperation: GraphOperation {
         kernel: (Int, Int), stride: (Int, Int), padding: Padding, groups: Int, activation: Activation,
         weights: UnsafeBufferPointer<Float>, bias: [Float]
     ) {
+        precondition(weights.count >= outChannels * (inputShape.channels / groups) * kernel.0 * kernel.1, "\(name): too few weights")
         self.name = name
         self.inputs = [input]
         self.output = output
@@ -137,15 +138,20 @@ struct Conv2DOperation: GraphOperation {
             // Im2Col unfolds them, packed for cls_gemm_packed.
             let k = taps.count * inPerGroup, groupCount = cls_gemm_packed_count(k, outPerGroup)
             packedWeights = AlignedFloats(count: groups * groupCount) { packed in
+                // Through raw pointers: the array's per-element checks took most of dlib's load.
                 var rows = [Float](repeating: 0, count: outPerGroup * k)
-                for g in 0..<groups {
-                    for o in 0..<outPerGroup {
-                        let first = (g * outPerGroup + o) * inPerGroup * kh * kw
-                        for (t, tap) in taps.enumerated() { for i in 0..<inPerGroup {
-                            rows[o * k + t * inPerGroup + i] = weights[first + (i * kh + tap.y) * kw + tap.x]
-                        } }
+                rows.withUnsafeMutableBufferPointer { rows in
+                    let rows = rows.baseAddress!, weights = weights.baseAddress!
+                    for g in 0..<groups {
+                        for o in 0..<outPerGroup {
+                            let first = (g * outPerGroup + o) * inPerGroup * kh * kw
+                            for (t, tap) in taps.enumerated() {
+                                let row = rows + o * k + t * inPerGroup, source = weights + first + tap.y * kw + tap.x
+                                for i in 0..<inPerGroup { row[i] = source[i * kh * kw] }
+                            }
+                        }
+                        cls_gemm_pack_weights(rows, k, outPerGroup, packed + g * groupCount)
                     }
-                    cls_gemm_pack_weights(rows, k, outPerGroup, packed + g * groupCount)
                 }
             }
         }
