@@ -14,6 +14,15 @@ import Testing
         #expect(PackedCurve.unpack(blob) == [points[1], points[2], points[3]])
     }
 
+    /// Calibration writes its curves in order (the fast path) or from the highest threshold down.
+    @Test func sortedAndReversedCurvesComeBackInThresholdOrder() {
+        let rising = (0..<50).map { CurvePoint(threshold: Double($0) / 50, precision: Double($0) / 100, recall: 1 - Double($0) / 50) }
+        #expect(PackedCurve.unpack(PackedCurve.pack(rising)) == rising)
+        #expect(PackedCurve.unpack(PackedCurve.pack(rising.reversed())) == rising)
+        let repeated = rising + [CurvePoint(threshold: rising[49].threshold, precision: 0.1, recall: 0.2)]
+        #expect(PackedCurve.unpack(PackedCurve.pack(repeated)) == Array(rising.prefix(49)) + [repeated[50]])
+    }
+
     @Test func theLayoutIsLittleEndianDoubles() {
         let blob = PackedCurve.pack([CurvePoint(threshold: 1, precision: 0.5, recall: -2)])
         #expect(Array(blob[0..<8]) == [0, 0, 0, 0, 0, 0, 0xF0, 0x3F])
