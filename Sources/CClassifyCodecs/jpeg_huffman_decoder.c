@@ -288,7 +288,6 @@ static void fill_skip_table(const JHUFF_TBL *source, const huffman_table *table,
     skip_cache_slot *slot = &skip_cache[skip_cache_next];
     skip_cache_next = (skip_cache_next + 1) % SKIP_CACHE_SLOTS;
     memcpy(slot->bits, source->bits, sizeof slot->bits);
-    memset(slot->values, 0, sizeof slot->values);
     memcpy(slot->values, source->huffval, count);
     memcpy(slot->skip, skip, sizeof slot->skip);
     slot->used = 1;

@@ -1,6 +1,4 @@
 // Widening binary16 weights to fp32 (the face recognizer's weights are stored as halves).
-#include <string.h>
-
 #include "CClassifyKernels.h"
 #include "dispatch.h"
 #include "half.h"
@@ -27,9 +25,6 @@ void cls_halves_to_floats(const void *halves, size_t count, float *out) {
 #if CLS_HAS_AVX2_VARIANT
     if (cls_use_avx2() && has_f16c()) done = halves_to_floats_f16c(bytes, count, out);
 #endif
-    for (size_t i = done; i < count; i++) {
-        uint16_t half;
-        memcpy(&half, bytes + 2 * i, sizeof half);
-        out[i] = half_to_float(half);
-    }
+    // Byte by byte, so the halves are read little-endian on any host (F16C's loads are x86's own).
+    for (size_t i = done; i < count; i++) out[i] = half_to_float((uint16_t)(bytes[2 * i] | bytes[2 * i + 1] << 8));
 }

@@ -33,11 +33,8 @@ package enum PackedCurve {
             points[a].threshold < points[b].threshold || (points[a].threshold == points[b].threshold && a < b)
         }
         var kept: [CurvePoint] = []
-        kept.reserveCapacity(sorted.count)
-        for (position, index) in sorted.enumerated() {
-            let next = position + 1 < sorted.count ? points[sorted[position + 1]] : nil
-            if let next, next.threshold == points[index].threshold { continue }
-            kept.append(points[index])
+        for point in sorted.map({ points[$0] }) {
+            if kept.last?.threshold == point.threshold { kept[kept.count - 1] = point } else { kept.append(point) }
         }
         return kept
     }
