@@ -136,13 +136,18 @@ struct IndexCommand: AsyncParsableCommand {
         let (interruption, interrupts) = takeInterrupts(display)
         defer { interrupts.stop() }
 
+        // The classifier's network compiles, the face detectors and the places file load from
+        // here on, on threads of their own, while the index opens and the run begins (the labels
+        // go into the index as soon as they are read).
+        let facesWanted = !noFaces, thorough = faces == .thorough, wantsMetadata = metadata
+        let loading = try modelOptions.startLoadingModel()
+        async let detectors = (try Self.faceDetector(if: facesWanted), try Self.faceDetector(if: facesWanted && thorough, kind: .mtcnn))
+        async let reader = wantsMetadata ? PhotoMetadataReader.shared : nil
         let indexer: LibraryIndexer
-        let facesWanted: Bool
         do {
             indexer = try LibraryIndexer(location: database.indexLocation, opener: .standard)
             // Also the first look at a server: one that cannot be reached fails here within 10 s.
             _ = try await indexer.installedModel()
-            facesWanted = !noFaces
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(ToolExit.failure)
@@ -155,12 +160,6 @@ struct IndexCommand: AsyncParsableCommand {
         if Terminal.verbose {
             options.skippedFile = { path in display.interject { Terminal.debug("skipped (not an image): \(path)") } }
         }
-        // The classifier's network compiles, the face detectors and the places file load, and
-        // meanwhile the run begins: the labels go into the index as soon as they are read.
-        let loading = try modelOptions.startLoadingModel()
-        let thorough = faces == .thorough, wantsMetadata = metadata
-        async let detectors = (try Self.faceDetector(if: facesWanted), try Self.faceDetector(if: facesWanted && thorough, kind: .mtcnn))
-        async let reader = wantsMetadata ? PhotoMetadataReader.shared : nil
         let begun: LibraryIndexer.BegunRun
         do {
             let vocabulary = IndexVocabulary(labelSet: try loading.labelSet(), description: loading.description, faces: facesWanted)
