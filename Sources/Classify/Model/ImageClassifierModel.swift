@@ -62,7 +62,7 @@ public final class ImageClassifierModel: Sendable {
             graph = try GraphCompiler.compile(description, weights: weights)
         case .int8:
             let table = try QuantizationTable(contentsOf: directory.appending(path: QuantizationTable.fileName))
-            graph = GraphQuantizer.quantize(try GraphCompiler.compile(description, weights: weights), table: table)
+            graph = try GraphCompiler.compile(description, weights: weights, quantization: table)
         }
         self.precision = precision
         self.description = description

@@ -15,9 +15,11 @@ enum GraphCompiler {
     ///     of its operands (see `fuseResidualAdds`); off only to test the fusion.
     ///   - fuseExpandDepthwise: run a large pointwise expansion and the depthwise convolution
     ///     reading it as one banded op (see `fuseExpandDepthwise`); off only to test the fusion.
+    ///   - quantization: the calibrated ranges of an int8 network: the ops the table covers are
+    ///     built in int8 (see `GraphQuantizer`); nil: all fp32.
     static func compile(
         _ description: ModelDescription, weights: SafeTensorsFile, descriptionFile: String = "model.json",
-        fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true
+        quantization: QuantizationTable? = nil, fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true
     ) throws(ModelLoadingError) -> CompiledGraph {
         let contract = description.input
         guard contract.layout == "NHWC" else {
@@ -27,7 +29,8 @@ enum GraphCompiler {
             nodes: description.nodes, input: contract.name,
             inputShape: FeatureMapShape(height: contract.height, width: contract.width, channels: contract.channels),
             outputs: [description.outputs.logits, description.outputs.probabilities, description.outputs.features],
-            weights: weights, descriptionFile: descriptionFile, fuseResiduals: fuseResiduals, fuseExpandDepthwise: fuseExpandDepthwise)
+            weights: weights, descriptionFile: descriptionFile, quantization: quantization,
+            fuseResiduals: fuseResiduals, fuseExpandDepthwise: fuseExpandDepthwise)
     }
 
     /// Compiles `nodes` for one input shape; `outputs` are the values read after a run (kept
@@ -40,11 +43,11 @@ enum GraphCompiler {
     ///   `fusePReLUs`); off only to test the fusion.
     static func compile(
         nodes: [ModelDescription.Node], input: String, inputShape: FeatureMapShape, outputs: [String],
-        weights: SafeTensorsFile, descriptionFile: String, batch: Int = 1,
+        weights: SafeTensorsFile, descriptionFile: String, batch: Int = 1, quantization: QuantizationTable? = nil,
         fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true, fusePReLU: Bool = true
     ) throws(ModelLoadingError) -> CompiledGraph {
         precondition(batch >= 1)
-        var context = GraphBuildContext(weights: weights, descriptionFile: descriptionFile)
+        var context = GraphBuildContext(weights: weights, descriptionFile: descriptionFile, batch: batch, quantization: quantization)
         context.define(input, shape: inputShape)
         var operations: [any GraphOperation] = []
         for node in nodes {
@@ -155,9 +158,10 @@ extension GraphCompiler {
     }
 
     /// `operation` with an Add of `value` in its store, if it can take one: a pointwise
-    /// convolution or a bilinear resize.
+    /// convolution (fp32 or int8) or a bilinear resize.
     private static func fusingResidual(_ operation: any GraphOperation, _ value: ValueID, activation: Activation, output: ValueID) -> (any GraphOperation)? {
         if let conv = operation as? Conv2DOperation { return conv.fusingResidual(value, activation: activation, output: output) }
+        if let conv = operation as? QuantizedPointwiseConvOperation { return conv.fusingResidual(value, activation: activation, output: output) }
         if let resize = operation as? ResizeBilinearOperation { return resize.fusingResidual(value, activation: activation, output: output) }
         return nil
     }
@@ -189,13 +193,19 @@ protocol GraphOperationBuilder {
 struct GraphBuildContext {
     let weights: SafeTensorsFile
     let descriptionFile: String
+    /// Inputs per run the graph is compiled for.
+    let batch: Int
+    /// The calibrated ranges when the network is compiled for int8 (`GraphQuantizer`), else nil.
+    let quantization: QuantizationTable?
     private(set) var names: [String] = []
     private(set) var shapes: [FeatureMapShape] = []
     private var ids: [String: ValueID] = [:]
 
-    init(weights: SafeTensorsFile, descriptionFile: String) {
+    init(weights: SafeTensorsFile, descriptionFile: String, batch: Int = 1, quantization: QuantizationTable? = nil) {
         self.weights = weights
         self.descriptionFile = descriptionFile
+        self.batch = batch
+        self.quantization = quantization
     }
 
     func valueID(_ name: String) -> ValueID? { ids[name] }

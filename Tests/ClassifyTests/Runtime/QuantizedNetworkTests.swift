@@ -101,7 +101,9 @@ struct QuantizedNetworkTests {
         #expect(table.activations.count == ShippedModel.model.graph.operations.filter(GraphQuantizer.isQuantizable).count)
         #expect(table.channels?.count == table.activations.count)
         #expect(table.activations.values.allSatisfy { $0.min <= $0.max })
-        let quantized = GraphQuantizer.quantize(ShippedModel.model.graph, table: table)
+        let description = ShippedModel.model.description
+        let weights = try SafeTensorsFile(contentsOf: ShippedModel.directory.appending(path: description.weights))
+        let quantized = try GraphCompiler.compile(description, weights: weights, quantization: table)
         let workspace = quantized.makeWorkspace(), reference = ShippedModel.model
         for input in inputs {
             let expected = reference.infer { _ = $0.update(fromContentsOf: input) }.logits

@@ -103,7 +103,7 @@ struct Conv2DOperation: GraphOperation {
         outputShape = Self.outputShape(input: inputShape, outChannels: outChannels, kernel: kernel, stride: stride, padding: padding)
         let inPerGroup = inputShape.channels / groups, outPerGroup = outChannels / groups
         let (kh, kw) = kernel
-        let isPointwise = kh == 1 && kw == 1 && stride == (1, 1) && groups == 1 && padding == .none
+        let isPointwise = Self.isPointwise(kernel: kernel, stride: stride, groups: groups, padding: padding)
         if groups == inputShape.channels && groups == outChannels {
             strategy = .depthwise
             packedWeights = AlignedFloats(count: kh * kw * outChannels) { packed in
@@ -191,6 +191,12 @@ struct Conv2DOperation: GraphOperation {
     func fusingPReLU(_ prelu: PReLUOperation) -> Conv2DOperation? {
         guard strategy == .direct, slopes == nil, activation == .none, prelu.slopes.count == outputShape.channels else { return nil }
         return Conv2DOperation(fusing: self, residual: nil, slopes: prelu.slopes, output: prelu.output)
+    }
+
+    /// Whether a convolution of these is pointwise (1x1, stride 1, one group, unpadded); it takes
+    /// that strategy unless it is also depthwise (one channel in and out).
+    static func isPointwise(kernel: (Int, Int), stride: (Int, Int), groups: Int, padding: Padding) -> Bool {
+        kernel == (1, 1) && stride == (1, 1) && groups == 1 && padding == .none
     }
 
     static func outputShape(input: FeatureMapShape, outChannels: Int, kernel: (Int, Int), stride: (Int, Int), padding: Padding) -> FeatureMapShape {
@@ -298,8 +304,17 @@ extension Conv2DOperation: GraphOperationBuilder {
         let activation = try context.activation(of: node)
         let shape = outputShape(input: input.shape, outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding)
         let output = context.define(node.output, shape: shape)
-        return try context.withTensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node) { weights in
-            Conv2DOperation(
+        let pointwise = isPointwise(kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), groups: groups, padding: padding)
+        let calibration = !pointwise ? nil : context.quantization.flatMap {
+            GraphQuantizer.calibration(ofInput: node.inputs[0], channels: inChannels, pointwise: true, table: $0)
+        }
+        return try context.withTensor(node.weight, "weight", shape: [outChannels, inChannels / groups, kernel[0], kernel[1]], of: node) { weights -> any GraphOperation in
+            if let calibration {
+                return QuantizedPointwiseConvOperation(
+                    name: node.name, input: input.id, output: output, inputShape: input.shape, outChannels: outChannels,
+                    activation: activation, weights: weights, bias: bias, calibration: calibration)
+            }
+            return Conv2DOperation(
                 name: node.name, input: input.id, output: output, inputShape: input.shape,
                 outChannels: outChannels, kernel: (kernel[0], kernel[1]), stride: (stride[0], stride[1]), padding: padding,
                 groups: groups, activation: activation, weights: weights, bias: bias)

@@ -62,8 +62,16 @@ extension FullyConnectedOperation: GraphOperationBuilder {
         let bias = node.bias == nil ? [Float](repeating: 0, count: outFeatures) : try context.tensor(node.bias, "bias", shape: [outFeatures], of: node)
         let activation = try context.activation(of: node)
         let output = context.define(node.output, shape: .vector(outFeatures))
-        return try context.withTensor(node.weight, "weight", shape: [outFeatures, inFeatures], of: node) { weights in
-            FullyConnectedOperation(
+        let calibration = context.quantization.flatMap {
+            GraphQuantizer.calibration(ofInput: node.inputs[0], channels: inFeatures, pointwise: false, table: $0)
+        }
+        return try context.withTensor(node.weight, "weight", shape: [outFeatures, inFeatures], of: node) { weights -> any GraphOperation in
+            if let calibration {
+                return QuantizedFullyConnectedOperation(
+                    name: node.name, input: input.id, output: output, inFeatures: inFeatures, outFeatures: outFeatures,
+                    activation: activation, weights: weights, bias: bias, calibration: calibration, batch: context.batch)
+            }
+            return FullyConnectedOperation(
                 name: node.name, inputs: [input.id], output: output, inFeatures: inFeatures, outFeatures: outFeatures,
                 weights: weights, bias: bias, activation: activation)
         }

@@ -2,7 +2,8 @@
 /// calibrated scale and zero point, per-output int8 weights, int32 sums, fp32 out with bias and
 /// activation in the store. A batch is one GEMM over the items' rows, as in the fp32 op.
 ///
-/// Made from a compiled fp32 `FullyConnectedOperation` by `GraphQuantizer`.
+/// Built by `FullyConnectedOperation`'s builder in place of the fp32 op where the network is
+/// compiled with a quantization table that covers it (`GraphQuantizer`).
 struct QuantizedFullyConnectedOperation: BatchedGraphOperation {
     let name: String
     let inputs: [ValueID]
@@ -12,16 +13,17 @@ struct QuantizedFullyConnectedOperation: BatchedGraphOperation {
     /// Items per run the scratch is sized for (the graph's batch).
     let batch: Int
 
-    init(_ dense: FullyConnectedOperation, input: InputCalibration, batch: Int) {
-        name = dense.name
-        inputs = dense.inputs
-        output = dense.output
-        activation = dense.activation
+    /// - Parameter weights: [outFeatures][inFeatures], read in place (the mapped weights file).
+    init(
+        name: String, input: ValueID, output: ValueID, inFeatures: Int, outFeatures: Int, activation: Activation,
+        weights: UnsafeBufferPointer<Float>, bias: [Float], calibration: InputCalibration, batch: Int
+    ) {
+        self.name = name
+        inputs = [input]
+        self.output = output
+        self.activation = activation
         self.batch = batch
-        let (k, n) = (dense.inFeatures, dense.outFeatures)
-        let weights = QuantizedMatrix.unpackFloatPanels(dense.packedWeights.base, inputs: k, outputs: n)
-        let bias = Array(UnsafeBufferPointer(start: dense.bias.base, count: n))
-        matrix = input.matrix(weights: weights, outputs: n, inputs: k, bias: bias)
+        matrix = calibration.matrix(weights: weights, outputs: outFeatures, inputs: inFeatures, bias: bias)
     }
 
     var kindDescription: String { "FullyConnected int8" }

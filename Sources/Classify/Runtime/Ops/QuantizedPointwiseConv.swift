@@ -2,9 +2,10 @@
 /// calibrated scale and zero point, per-output-channel int8 weights, int32 sums, and the same
 /// store as the fp32 op (bias, activation clamp, an optional fused residual add) writing fp32.
 ///
-/// Made from a compiled fp32 `Conv2DOperation` of the pointwise strategy by `GraphQuantizer`;
-/// the fp32 neighbours (depthwise convolutions, pooling) read and write fp32 as before, so the
-/// quantization happens at this op's input, one pass over the map into scratch.
+/// Built by `Conv2DOperation`'s builder in place of the fp32 op where the network is compiled with
+/// a quantization table that covers it (`GraphQuantizer`); the fp32 neighbours (depthwise
+/// convolutions, pooling) read and write fp32 as before, so the quantization happens at this op's
+/// input, one pass over the map into scratch.
 struct QuantizedPointwiseConvOperation: GraphOperation {
     let name: String
     let inputs: [ValueID]
@@ -15,20 +16,38 @@ struct QuantizedPointwiseConvOperation: GraphOperation {
     let residual: Conv2DOperation.Residual?
     let matrix: QuantizedMatrix
 
-    /// - Parameter conv: a pointwise convolution (nil for any other strategy).
-    init?(_ conv: Conv2DOperation, input: InputCalibration) {
-        guard conv.strategy == .pointwise else { return nil }
-        name = conv.name
-        inputs = conv.inputs
-        output = conv.output
-        inputShape = conv.inputShape
-        outputShape = conv.outputShape
-        activation = conv.activation
-        residual = conv.residual
-        let (k, n) = (conv.inputShape.channels, conv.outputShape.channels)
-        let weights = QuantizedMatrix.unpackFloatPanels(conv.packedWeights.base, inputs: k, outputs: n)
-        let bias = Array(UnsafeBufferPointer(start: conv.bias.base, count: n))
-        matrix = input.matrix(weights: weights, outputs: n, inputs: k, bias: bias)
+    /// - Parameter weights: [outChannels][inputShape.channels] (PyTorch's [Cout][Cin][1][1]), read
+    ///   in place (the mapped weights file).
+    init(
+        name: String, input: ValueID, output: ValueID, inputShape: FeatureMapShape, outChannels: Int, activation: Activation,
+        weights: UnsafeBufferPointer<Float>, bias: [Float], calibration: InputCalibration
+    ) {
+        self.name = name
+        inputs = [input]
+        self.output = output
+        self.inputShape = inputShape
+        outputShape = FeatureMapShape(height: inputShape.height, width: inputShape.width, channels: outChannels)
+        self.activation = activation
+        residual = nil
+        matrix = calibration.matrix(weights: weights, outputs: outChannels, inputs: inputShape.channels, bias: bias)
+    }
+
+    private init(fusing base: QuantizedPointwiseConvOperation, residual: Conv2DOperation.Residual, output: ValueID) {
+        name = base.name
+        inputs = [base.inputs[0], residual.value]
+        self.output = output
+        inputShape = base.inputShape
+        outputShape = base.outputShape
+        activation = base.activation
+        self.residual = residual
+        matrix = base.matrix
+    }
+
+    /// This convolution with `Add(self, value)` (then `activation`) done in its store, writing
+    /// `output` (nil when it already adds one), as `Conv2DOperation.fusingResidual`.
+    func fusingResidual(_ value: ValueID, activation: Activation, output: ValueID) -> QuantizedPointwiseConvOperation? {
+        guard residual == nil else { return nil }
+        return QuantizedPointwiseConvOperation(fusing: self, residual: Conv2DOperation.Residual(value: value, activation: activation), output: output)
     }
 
     var kindDescription: String { "Conv2D pointwise int8 1x1/1" + (residual == nil ? "" : " +add") }

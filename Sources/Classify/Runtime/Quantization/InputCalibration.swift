@@ -18,12 +18,17 @@ struct InputCalibration: Sendable {
 
     /// The int8 matrix of fp32 weights [outputs][inputs] reading this input.
     func matrix(weights: [Float], outputs: Int, inputs: Int, bias: [Float]) -> QuantizedMatrix {
+        weights.withUnsafeBufferPointer { matrix(weights: $0, outputs: outputs, inputs: inputs, bias: bias) }
+    }
+
+    /// The same, reading `weights` in place (the mapped weights file).
+    func matrix(weights: UnsafeBufferPointer<Float>, outputs: Int, inputs: Int, bias: [Float]) -> QuantizedMatrix {
         guard let alpha = smoothing, let channels, channels.min.count == inputs, channels.max.count == inputs else {
             return QuantizedMatrix(
                 weights: weights, outputs: outputs, inputs: inputs, bias: bias, input: ActivationQuantization(range: range.min...range.max))
         }
         var largestWeight = [Float](repeating: 0, count: inputs)
-        largestWeight.withUnsafeMutableBufferPointer { cls_weight_column_max_abs(weights, outputs, inputs, $0.baseAddress) }
+        largestWeight.withUnsafeMutableBufferPointer { cls_weight_column_max_abs(weights.baseAddress, outputs, inputs, $0.baseAddress) }
         var low = Float.infinity, high = -Float.infinity
         let divisors = (0..<inputs).map { c -> Float in
             let extreme = max(abs(channels.min[c]), abs(channels.max[c]))

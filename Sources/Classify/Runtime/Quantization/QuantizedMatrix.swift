@@ -31,17 +31,28 @@ struct QuantizedMatrix: Sendable {
     ///   - weights: [outputs][inputs], fp32.
     ///   - smoothing: s[c] per input channel (see `InputCalibration`), or nil.
     init(weights: [Float], outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization, smoothing: [Float]? = nil) {
+        self = weights.withUnsafeBufferPointer { weights in
+            QuantizedMatrix(weights: weights, outputs: outputs, inputs: inputs, bias: bias, input: input, smoothing: smoothing)
+        }
+    }
+
+    /// - Parameter weights: as above, read in place (the mapped weights file); with smoothing the
+    ///   scaled copy is made one matrix at a time.
+    init(weights: UnsafeBufferPointer<Float>, outputs: Int, inputs: Int, bias: [Float], input: ActivationQuantization, smoothing: [Float]? = nil) {
         precondition(weights.count == outputs * inputs && bias.count == outputs)
-        var weights = weights
+        let (values, scales): ([Int8], [Float])
         if let smoothing {
             precondition(smoothing.count == inputs)
-            weights.withUnsafeMutableBufferPointer { weights in
+            let scaled = [Float](unsafeUninitializedCapacity: outputs * inputs) { scaled, initialized in
                 smoothing.withUnsafeBufferPointer { smoothing in
-                    for j in 0..<outputs { for c in 0..<inputs { weights[j * inputs + c] *= smoothing[c] } }
+                    for j in 0..<outputs { for c in 0..<inputs { scaled[j * inputs + c] = weights[j * inputs + c] * smoothing[c] } }
                 }
+                initialized = outputs * inputs
             }
+            (values, scales) = scaled.withUnsafeBufferPointer { Self.quantize(weights: $0, outputs: outputs, inputs: inputs) }
+        } else {
+            (values, scales) = Self.quantize(weights: weights, outputs: outputs, inputs: inputs)
         }
-        let (values, scales) = Self.quantize(weights: weights, outputs: outputs, inputs: inputs)
         self.init(
             quantizedWeights: values, weightScales: scales, outputs: outputs, inputs: inputs, bias: bias, input: input,
             smoothing: smoothing)
@@ -76,27 +87,20 @@ struct QuantizedMatrix: Sendable {
 
     /// Symmetric per-output-channel quantization of [outputs][inputs] weights.
     static func quantize(weights: [Float], outputs: Int, inputs: Int) -> (values: [Int8], scales: [Float]) {
+        weights.withUnsafeBufferPointer { quantize(weights: $0, outputs: outputs, inputs: inputs) }
+    }
+
+    /// The same, reading `weights` in place.
+    static func quantize(weights: UnsafeBufferPointer<Float>, outputs: Int, inputs: Int) -> (values: [Int8], scales: [Float]) {
         precondition(weights.count == outputs * inputs)
         var scales = [Float](repeating: 1, count: outputs)
         let values = [Int8](unsafeUninitializedCapacity: weights.count) { values, initialized in
             scales.withUnsafeMutableBufferPointer { scales in
-                cls_quantize_weights(weights, outputs, inputs, values.baseAddress, scales.baseAddress)
+                cls_quantize_weights(weights.baseAddress, outputs, inputs, values.baseAddress, scales.baseAddress)
             }
             initialized = weights.count
         }
         return (values, scales)
-    }
-
-    /// Weights [n][k] back from the fp32 GEMM's panels (`cls_gemm_pack_weights`: [n/16][k][16]).
-    static func unpackFloatPanels(_ packed: UnsafePointer<Float>, inputs k: Int, outputs n: Int) -> [Float] {
-        [Float](unsafeUninitializedCapacity: n * k) { weights, initialized in
-            let out = weights.baseAddress!
-            for column in 0..<n {
-                let lane = packed + (column / 16) * k * 16 + column % 16
-                for i in 0..<k { out[column * k + i] = lane[i * 16] }
-            }
-            initialized = n * k
-        }
     }
 
     /// Bytes of one quantized input row (inputs rounded up to 4).
