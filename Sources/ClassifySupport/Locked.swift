@@ -32,4 +32,16 @@ public final class Locked<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access to the value when nobody holds it; nil, without
+    /// waiting, when somebody does.
+    ///
+    /// ```swift
+    /// if pool.withLockIfAvailable({ $0.flush() }) == nil { /* the holder will see it */ }
+    /// ```
+    public func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }

@@ -161,11 +161,13 @@ final class SQLiteWriterRun: IndexWriterRun {
         try index.addMetadata(found)
     }
 
-    /// Commits the pending entries when the batch is full or old enough (or `force`).
+    /// Commits the pending entries when the batch is full or old enough (or `force`). Unless
+    /// forced, a worker finding another one committing goes back to its files: what it added
+    /// goes with the next batch (the next write's, or `finish`'s).
     private func commit(force: Bool) throws {
-        try committing.withLock { _ in
-            let batch: [IndexEntry] = state.withLock { state in
-                let due = state.pending.count >= settings.batchSize || ContinuousClock.now - state.lastCommit >= settings.batchInterval
+        let body = { (_: inout Void) throws -> Void in
+            let batch: [IndexEntry] = self.state.withLock { state in
+                let due = state.pending.count >= self.settings.batchSize || ContinuousClock.now - state.lastCommit >= self.settings.batchInterval
                 guard !state.pending.isEmpty, force || due else { return [] }
                 defer {
                     state.pending.removeAll(keepingCapacity: true)
@@ -173,8 +175,9 @@ final class SQLiteWriterRun: IndexWriterRun {
                 }
                 return state.pending
             }
-            if !batch.isEmpty { try run.write(batch: batch) }
+            if !batch.isEmpty { try self.run.write(batch: batch) }
         }
+        if force { try committing.withLock(body) } else { _ = try committing.withLockIfAvailable(body) }
     }
 }
 
