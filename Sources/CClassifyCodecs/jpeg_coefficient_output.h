@@ -7,8 +7,11 @@
 // Huffman decoder writes every coefficient a transform reads (it clears the blocks it decodes
 // fully, and a 1x1 transform reads the DC coefficient alone), so this controller skips the
 // zeroing and computes the 1x1 samples itself, with libjpeg's arithmetic (jidctred.c's
-// jpeg_idct_1x1: dequantize, descale by 3 bits, range-limit), calling libjpeg's transform for
-// every other block as decompress_onepass does. The output is libjpeg's to the byte.
+// jpeg_idct_1x1: dequantize, descale by 3 bits, range-limit). It decodes eight MCUs before
+// transforming them, so the 2x2 transforms of a 4:2:0 photo's chroma run side by side
+// (cls_jpeg_idct_2x2: libjpeg-turbo's SSE2 arithmetic, two or four blocks per instruction);
+// blocks of other sizes go to libjpeg's transform as in decompress_onepass. The output is
+// libjpeg's to the byte.
 //
 //   jpeg_start_decompress(cinfo);
 //   if (cls_jpeg_huffman_install(...)) cls_jpeg_coefficient_output_install(cinfo);

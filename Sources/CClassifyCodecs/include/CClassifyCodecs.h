@@ -22,5 +22,6 @@
 #include "cls_raw_preview.h"
 #include "cls_row_reduction.h"
 #include "cls_one_cpu.h"
+#include "cls_jpeg_idct_2x2.h"
 
 #endif
