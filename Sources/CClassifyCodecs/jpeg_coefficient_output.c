@@ -63,18 +63,25 @@ static int decompress_row(j_decompress_ptr cinfo, JSAMPIMAGE output_buf) {
             const int step = component->quant_table->quantval[0];
             for (int y = 0; y < component->MCU_height; y++, rows += size) {
                 if (cinfo->input_iMCU_row == last_row && y >= component->last_row_height) continue;
-                // The row's blocks across the group, left to right, and where the first one goes.
+                const JDIMENSION start = group * (JDIMENSION)component->MCU_sample_width;
+                if (size == 1) {
+                    // An MCU's blocks of one component and row lie side by side in memory.
+                    JSAMPROW row = rows[0] + start;
+                    for (int m = 0; m < mcus; m++) {
+                        const int width = group + (JDIMENSION)m < last_column ? component->MCU_width : component->last_col_width;
+                        const JCOEF *dc = output->mcu[m][block + y * component->MCU_width][0];
+                        for (int x = 0; x < width; x++) *row++ = one_sample(range_limit, step, dc[x * DCTSIZE2]);
+                    }
+                    continue;
+                }
+                // The row's blocks across the group, left to right.
                 const int16_t *blocks[MCUS_PER_GROUP * MAX_SAMP_FACTOR];
                 int count = 0;
                 for (int m = 0; m < mcus; m++) {
                     const int width = group + (JDIMENSION)m < last_column ? component->MCU_width : component->last_col_width;
                     for (int x = 0; x < width; x++) blocks[count++] = output->mcu[m][block + y * component->MCU_width + x][0];
                 }
-                const JDIMENSION start = group * (JDIMENSION)component->MCU_sample_width;
-                if (size == 1) {
-                    JSAMPROW row = rows[0] + start;
-                    for (int i = 0; i < count; i++) row[i] = one_sample(range_limit, step, blocks[i][0]);
-                } else if (size == 2) {
+                if (size == 2) {
                     cls_jpeg_idct_2x2(output->idct_2x2_path, blocks, (size_t)count, output->quant[component->component_index],
                                       rows[0] + start, rows[1] + start);
                 } else {
