@@ -60,6 +60,8 @@ let package = Package(
             dependencies: [
                 "CClassifyJPEG", "CClassifyPNG", "CClassifyHEIF", "CClassifyWebP", "CClassifyTIFF", "CClassifyGIF",
                 "CClassifyRaw",
+                // The JPEG transforms' vector paths follow the kernels' level (CLASSIFY_KERNELS, the CPU).
+                "CClassifyKernels",
             ],
             // giflib has no pkg-config file to carry its -l flag; the module map's `link` only
             // reaches Swift importers, so the C target that calls it links it here.

@@ -1,8 +1,8 @@
 #include "cls_jpeg_idct_2x2.h"
 
-#include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "CClassifyKernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -160,34 +160,23 @@ int cls_jpeg_idct_2x2_has_path(cls_jpeg_idct_2x2_path path) {
     case CLS_JPEG_IDCT_2X2_SCALAR: return 1;
 #if defined(__x86_64__)
     case CLS_JPEG_IDCT_2X2_SSE2: return 1;
-    case CLS_JPEG_IDCT_2X2_AVX2: return __builtin_cpu_supports("avx2");
-    case CLS_JPEG_IDCT_2X2_AVX512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    case CLS_JPEG_IDCT_2X2_AVX2: return cls_cpu_kernel_level() >= CLS_LEVEL_AVX2;
+    case CLS_JPEG_IDCT_2X2_AVX512: return cls_cpu_kernel_level() >= CLS_LEVEL_AVX512;  // F/DQ/BW/VL
 #endif
     default: return 0;
     }
 }
 
-// The best path, capped as CLASSIFY_KERNELS caps the network's kernels (avx2: no AVX-512;
-// portable: plain C), so a measurement of a path covers the decoder too.
-static cls_jpeg_idct_2x2_path chosen_path(void) {
-    const char *wanted = getenv("CLASSIFY_KERNELS");
-    int cap = CLS_JPEG_IDCT_2X2_AVX512;
-    if (wanted && strcmp(wanted, "avx2") == 0) cap = CLS_JPEG_IDCT_2X2_AVX2;
-    if (wanted && strcmp(wanted, "portable") == 0) cap = CLS_JPEG_IDCT_2X2_SCALAR;
-    for (int path = cap; path > CLS_JPEG_IDCT_2X2_SCALAR; path--) {
-        if (cls_jpeg_idct_2x2_has_path((cls_jpeg_idct_2x2_path)path)) return (cls_jpeg_idct_2x2_path)path;
-    }
-    return CLS_JPEG_IDCT_2X2_SCALAR;
-}
-
+// The network's kernel level on this thread (CLASSIFY_KERNELS, or what a test set), so a
+// measurement of a path covers the decoder too: portable runs plain C.
 cls_jpeg_idct_2x2_path cls_jpeg_idct_2x2_best_path(void) {
-    static atomic_int best = -1;
-    int path = atomic_load_explicit(&best, memory_order_relaxed);
-    if (path < 0) {
-        path = (int)chosen_path();
-        atomic_store_explicit(&best, path, memory_order_relaxed);
+    switch (cls_kernels_level()) {
+#if defined(__x86_64__)
+    case CLS_LEVEL_AVX512: return CLS_JPEG_IDCT_2X2_AVX512;
+    case CLS_LEVEL_AVX2: return CLS_JPEG_IDCT_2X2_AVX2;
+#endif
+    default: return CLS_JPEG_IDCT_2X2_SCALAR;
     }
-    return (cls_jpeg_idct_2x2_path)path;
 }
 
 void cls_jpeg_idct_2x2(cls_jpeg_idct_2x2_path path, const int16_t *const *blocks, size_t count, const int16_t quant[64],

@@ -29,7 +29,7 @@ typedef enum cls_jpeg_idct_2x2_path {
 /// Whether this CPU (and build) can run `path`.
 int cls_jpeg_idct_2x2_has_path(cls_jpeg_idct_2x2_path path);
 
-/// The fastest path this CPU has.
+/// The path for the kernels' level on this thread (cls_kernels_level: CLASSIFY_KERNELS or the CPU).
 cls_jpeg_idct_2x2_path cls_jpeg_idct_2x2_best_path(void);
 
 /// Transforms `count` blocks (64 coefficients each, natural order) with the quantization steps
