@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Classify
+import ClassifyTestSupport
 
 struct TaxonomyTests {
     static let taxonomy: LabelTaxonomy = try! LabelTaxonomy(
@@ -42,6 +43,25 @@ struct TaxonomyTests {
         #expect(confidences[taxonomy.label("golden_retriever")!.index] == 0.5)
         let all = taxonomy.confidences(probabilities: [Float](repeating: 0.01, count: 1000))
         #expect(all.allSatisfy { $0 <= 1 })
+    }
+
+    /// Observations are ranked by one sort of packed keys; the order must be the plain one:
+    /// highest confidence first, equal confidences in label order, on ties, zeros (both signs),
+    /// infinities and, last, NaN.
+    @Test(arguments: [1, 2, 3]) func rankOrderIsConfidenceThenLabelOrder(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        for count in [0, 1, 2, 7, 1843] {
+            var confidences = (0..<count).map { _ in Float(Int.random(in: 0...40, using: &random)) / 40 }
+            for special in [Float(-0.0), 0, -1.5, .infinity, -.infinity, .nan] where count > 6 {
+                confidences[Int.random(in: 0..<count, using: &random)] = special
+            }
+            let reference = confidences.indices.sorted { a, b in
+                let (x, y) = (confidences[a], confidences[b])
+                if x.isNaN || y.isNaN { return x.isNaN == y.isNaN ? a < b : y.isNaN }
+                return x != y ? x > y : a < b
+            }
+            #expect(LabelSet.rankOrder(confidences) == reference, "seed \(seed), \(count) labels")
+        }
     }
 
     @Test func truthLabelsAreTheLeafAndItsAncestors() throws {
