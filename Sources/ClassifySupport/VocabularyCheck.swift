@@ -39,10 +39,15 @@ public enum VocabularyCheck {
     /// ```
     public static func firstProblem(_ entries: [Entry], labels: [(identifier: String, names: [String])]) -> String? {
         let identifiers = Set(labels.map(\.identifier))
+        // Only names that some word could be matter: the labels behind each of the words' forms
+        // (a model's labels have ~7,000 names, its vocabulary a few hundred words).
+        let wordForms = Set(entries.flatMap { [$0.word, NameForms.tokenForm($0.word)] })
         var named: [String: Set<String>] = [:]
         for label in labels {
-            for form in label.names.map(NameForms.normalized) + label.names.map(NameForms.tokenForm) {
-                named[form, default: []].insert(label.identifier)
+            for name in label.names {
+                for form in [NameForms.normalized(name), NameForms.tokenForm(name)] where wordForms.contains(form) {
+                    named[form, default: []].insert(label.identifier)
+                }
             }
         }
         var seen: Set<String> = []

@@ -33,9 +33,10 @@ extension SQLiteIndex {
         }
         if stored == fingerprint { return }
         try database.write { db in
+            let encoder = JSONEncoder()
             for (position, label) in labels.enumerated() {
                 if position > 0 && position % 100 == 0 { CrashPoints.reach(.taxonomy) }
-                let synonyms = String(decoding: try JSONEncoder().encode(label.synonyms), as: UTF8.self)
+                let synonyms = String(decoding: try encoder.encode(label.synonyms), as: UTF8.self)
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO labels(identifier, display_name, synonyms) VALUES (?, ?, ?)
@@ -69,7 +70,7 @@ extension SQLiteIndex {
                 if let curve = label.curve { try Schema.storeCurve(curve, forLabel: ids[label.identifier]!, curveIDs: &curveIDs, db) }
             }
 
-            let listed = String(decoding: try JSONEncoder().encode(labels.map(\.identifier)), as: UTF8.self)
+            let listed = String(decoding: try encoder.encode(labels.map(\.identifier)), as: UTF8.self)
             try db.execute(
                 sql: """
                     DELETE FROM labels
