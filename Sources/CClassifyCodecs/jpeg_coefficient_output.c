@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cls_jpeg_idct_2x2.h"
+#include "jpeg_huffman_decoder.h"
 
 // libjpeg's module interfaces (struct jpeg_d_coef_controller); installed with its -dev package.
 #include <jpegint.h>
@@ -21,6 +22,8 @@ typedef struct coefficient_output {
     struct jpeg_d_coef_controller library;
     /// The group's MCUs' blocks, each MCU's handed to the entropy decoder in turn.
     JBLOCKROW mcu[MCUS_PER_GROUP][D_MAX_BLOCKS_IN_MCU];
+    /// `mcu[m]` for each m, as our Huffman decoder takes a group of MCUs.
+    JBLOCKROW *mcus[MCUS_PER_GROUP];
     /// Each component's quantization steps in natural order as 16-bit values (libjpeg's islow
     /// multipliers), for the 2x2 transform.
     int16_t quant[MAX_COMPONENTS][DCTSIZE2];
@@ -44,11 +47,15 @@ static int decompress_row(j_decompress_ptr cinfo, JSAMPIMAGE output_buf) {
     const JSAMPLE *range_limit = cinfo->sample_range_limit + CENTERJSAMPLE;
     for (JDIMENSION group = 0; group <= last_column; group += MCUS_PER_GROUP) {
         const int mcus = (int)(last_column - group + 1 < MCUS_PER_GROUP ? last_column - group + 1 : MCUS_PER_GROUP);
-        for (int m = 0; m < mcus; m++) {
-            if (!cinfo->entropy->insufficient_data) cinfo->master->last_good_iMCU_row = cinfo->input_iMCU_row;
-            // Our decoder never suspends: the data is in memory, and it either decodes the MCU or
-            // fails (longjmp), declining when libjpeg should decode the file alone.
-            (void)(*cinfo->entropy->decode_mcu)(cinfo, output->mcu[m]);
+        // Our decoder takes the group in one call, never suspends (the data is in memory) and
+        // either decodes the MCUs or fails (longjmp), declining when libjpeg should decode the
+        // file alone; libjpeg's, for files ours does not take, one MCU at a time.
+        if (!cinfo->entropy->insufficient_data) cinfo->master->last_good_iMCU_row = cinfo->input_iMCU_row;
+        if (!cls_jpeg_huffman_decode_mcus(cinfo, output->mcus, mcus)) {
+            for (int m = 0; m < mcus; m++) {
+                if (!cinfo->entropy->insufficient_data) cinfo->master->last_good_iMCU_row = cinfo->input_iMCU_row;
+                (void)(*cinfo->entropy->decode_mcu)(cinfo, output->mcu[m]);
+            }
         }
         int first_block = 0;
         for (int c = 0; c < cinfo->comps_in_scan; c++) {
@@ -124,6 +131,7 @@ int cls_jpeg_coefficient_output_install(j_decompress_ptr cinfo) {
     memset(blocks, 0, bytes);
     for (int m = 0; m < MCUS_PER_GROUP; m++) {
         for (int b = 0; b < D_MAX_BLOCKS_IN_MCU; b++) output->mcu[m][b] = blocks + m * D_MAX_BLOCKS_IN_MCU + b;
+        output->mcus[m] = output->mcu[m];
     }
     for (int c = 0; c < cinfo->comps_in_scan; c++) {
         const jpeg_component_info *component = cinfo->cur_comp_info[c];

@@ -385,20 +385,13 @@ static void finish_scan(j_decompress_ptr cinfo, huffman_decoder *decoder) {
     decoder->resume(cinfo, (size_t)(reader->next - decoder->data));
 }
 
-static inline __attribute__((always_inline)) boolean decode_mcu(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
-    huffman_decoder *decoder = (huffman_decoder *)cinfo->entropy;
-    if (decoder->mcus_left == 0) decline(cinfo);
-    if (cinfo->restart_interval != 0) {
-        if (decoder->restarts_to_go == 0) take_restart_marker(cinfo, decoder);
-        decoder->restarts_to_go--;
-    }
+/// One MCU's blocks into `mcu` (NULL when libjpeg passes the MCU), reading with `reader`.
+static inline __attribute__((always_inline)) void decode_blocks(j_decompress_ptr cinfo, huffman_decoder *decoder, bit_reader *reader,
+                                                                JBLOCKROW *mcu) {
     // libjpeg transforms this MCU's blocks only inside the crop's columns, and none of an MCU it
     // skips (jpeg_skip_scanlines passes no buffer): the others need their DC predictions alone.
     int transformed = mcu != NULL && decoder->column >= decoder->first_kept_column && decoder->column <= decoder->last_kept_column;
     if (++decoder->column == cinfo->MCUs_per_row) decoder->column = 0;
-    // A local copy, which the compiler keeps in registers; stored back below.
-    bit_reader local = decoder->reader;
-    bit_reader *reader = &local;
     for (int b = 0; b < cinfo->blocks_in_MCU; b++) {
         if (reader->count < 32) refill(reader);
         const huffman_table *dc_table = decoder->dc_table[b];
@@ -428,17 +421,64 @@ static inline __attribute__((always_inline)) boolean decode_mcu(j_decompress_ptr
     }
     // Bits taken past the end of the segment were made up.
     if (reader->count < 0) decline(cinfo);
+}
+
+/// The next `count` MCUs into `mcus[0]` ..< `mcus[count]`, as `count` calls of libjpeg's
+/// decode_mcu would decode them, with the bit reader in registers from one MCU to the next (the
+/// restart markers and the end of the scan read it from the decoder).
+static inline __attribute__((always_inline)) void decode_mcus(j_decompress_ptr cinfo, JBLOCKROW *const *mcus, int count) {
+    huffman_decoder *decoder = (huffman_decoder *)cinfo->entropy;
+    // A local copy, which the compiler keeps in registers; stored back below.
+    bit_reader local = decoder->reader;
+    for (int m = 0; m < count; m++) {
+        if (decoder->mcus_left == 0) decline(cinfo);
+        if (cinfo->restart_interval != 0) {
+            if (decoder->restarts_to_go == 0) {
+                decoder->reader = local;
+                take_restart_marker(cinfo, decoder);
+                local = decoder->reader;
+            }
+            decoder->restarts_to_go--;
+        }
+        decode_blocks(cinfo, decoder, &local, mcus[m]);
+        if (--decoder->mcus_left == 0) {
+            decoder->reader = local;
+            finish_scan(cinfo, decoder);
+            local = decoder->reader;
+        }
+    }
     decoder->reader = local;
-    if (--decoder->mcus_left == 0) finish_scan(cinfo, decoder);
-    return TRUE;
 }
 
 // The same MCU loop compiled twice: with BMI2 the variable shifts of the bit reader take one
 // instruction and no shift-count register (about 5% of the decoding time of a 12-MP photo).
-static boolean decode_mcu_baseline(j_decompress_ptr cinfo, JBLOCKROW *mcu) { return decode_mcu(cinfo, mcu); }
+static void decode_mcus_baseline(j_decompress_ptr cinfo, JBLOCKROW *const *mcus, int count) { decode_mcus(cinfo, mcus, count); }
 
-__attribute__((target("bmi,bmi2"))) static boolean decode_mcu_bmi2(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
-    return decode_mcu(cinfo, mcu);
+__attribute__((target("bmi,bmi2"))) static void decode_mcus_bmi2(j_decompress_ptr cinfo, JBLOCKROW *const *mcus, int count) {
+    decode_mcus(cinfo, mcus, count);
+}
+
+/// libjpeg's entry: one MCU (NULL when jpeg_skip_scanlines passes it).
+static boolean decode_mcu_baseline(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
+    decode_mcus_baseline(cinfo, &mcu, 1);
+    return TRUE;
+}
+
+static boolean decode_mcu_bmi2(j_decompress_ptr cinfo, JBLOCKROW *mcu) {
+    decode_mcus_bmi2(cinfo, &mcu, 1);
+    return TRUE;
+}
+
+int cls_jpeg_huffman_decode_mcus(j_decompress_ptr cinfo, JBLOCKROW *const *mcus, int count) {
+    if (cinfo->entropy == NULL) return 0;
+    if (cinfo->entropy->decode_mcu == decode_mcu_bmi2) {
+        decode_mcus_bmi2(cinfo, mcus, count);
+    } else if (cinfo->entropy->decode_mcu == decode_mcu_baseline) {
+        decode_mcus_baseline(cinfo, mcus, count);
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 /// libjpeg calls this when another scan starts; a file whose single scan was ours has none,

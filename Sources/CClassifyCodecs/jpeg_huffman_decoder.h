@@ -41,4 +41,9 @@ typedef void (*cls_jpeg_resume_source)(j_decompress_ptr cinfo, size_t offset);
 int cls_jpeg_huffman_install(j_decompress_ptr cinfo, const uint8_t *data, size_t size,
                              cls_jpeg_resume_source resume, int skips_rows, int baseline_only, int *declined);
 
+/// Decodes the scan's next `count` MCUs into `mcus[0]` ..< `mcus[count]` (each an MCU's block
+/// pointers, as libjpeg's decode_mcu takes them) when this decoder is the one installed, keeping
+/// its bit reader in registers across them; returns 0, decoding nothing, when libjpeg's own is.
+int cls_jpeg_huffman_decode_mcus(j_decompress_ptr cinfo, JBLOCKROW *const *mcus, int count);
+
 #endif
