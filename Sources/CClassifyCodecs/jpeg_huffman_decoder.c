@@ -387,12 +387,12 @@ static void finish_scan(j_decompress_ptr cinfo, huffman_decoder *decoder) {
 
 /// One MCU's blocks into `mcu` (NULL when libjpeg passes the MCU), reading with `reader`.
 static inline __attribute__((always_inline)) void decode_blocks(j_decompress_ptr cinfo, huffman_decoder *decoder, bit_reader *reader,
-                                                                JBLOCKROW *mcu) {
+                                                                JBLOCKROW *mcu, const int blocks_in_mcu) {
     // libjpeg transforms this MCU's blocks only inside the crop's columns, and none of an MCU it
     // skips (jpeg_skip_scanlines passes no buffer): the others need their DC predictions alone.
     int transformed = mcu != NULL && decoder->column >= decoder->first_kept_column && decoder->column <= decoder->last_kept_column;
     if (++decoder->column == cinfo->MCUs_per_row) decoder->column = 0;
-    for (int b = 0; b < cinfo->blocks_in_MCU; b++) {
+    for (int b = 0; b < blocks_in_mcu; b++) {
         if (reader->count < 32) refill(reader);
         const huffman_table *dc_table = decoder->dc_table[b];
         int difference;
@@ -440,7 +440,12 @@ static inline __attribute__((always_inline)) void decode_mcus(j_decompress_ptr c
             }
             decoder->restarts_to_go--;
         }
-        decode_blocks(cinfo, decoder, &local, mcus[m]);
+        // A 4:2:0 photo's six blocks and a 4:4:4 one's three as constants: the block loop unrolls.
+        switch (cinfo->blocks_in_MCU) {
+        case 6: decode_blocks(cinfo, decoder, &local, mcus[m], 6); break;
+        case 3: decode_blocks(cinfo, decoder, &local, mcus[m], 3); break;
+        default: decode_blocks(cinfo, decoder, &local, mcus[m], cinfo->blocks_in_MCU); break;
+        }
         if (--decoder->mcus_left == 0) {
             decoder->reader = local;
             finish_scan(cinfo, decoder);
