@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "CClassifyKernels.h"
 #include "depthwise.h"
 #include "dispatch.h"
@@ -235,6 +237,34 @@ CLS_AVX2 static void dw_task_avx2(void *context, int task) { dw_task_body(contex
 #endif
 static void dw_task_baseline(void *context, int task) { dw_task_body(context, task); }
 
+// Splits `j` between the threads and runs it on the best body this CPU has; with `quantizing`
+// (j->q set) only the AVX-512 body will do, and this returns 0 without running anything elsewhere.
+static int dw_run(dw_job *j, int quantizing) {
+    int threads = cls_parallel_thread_count();
+    if (threads > 1) {
+        // A band of rows per thread (see parallel.h) while each band has two rows or more; maps
+        // shorter than that (7x7 on two threads stays in rows) split by channels.
+        int want = threads;
+        if (j->out_h >= 2 * want) j->row_tasks = want;
+        else {
+            int blocks = (j->channels + 15) / 16;
+            j->channel_tasks = want < blocks ? want : blocks;
+        }
+    }
+    cls_task_fn fn = dw_task_baseline;
+#if CLS_HAS_AVX2_VARIANT
+    if (cls_use_avx2()) fn = dw_task_avx2;
+#endif
+#if CLS_HAS_AVX512_VARIANT
+    if (cls_use_avx512()) fn = cls_depthwise_task_avx512;
+    if (quantizing && fn != cls_depthwise_task_avx512) return 0;
+#else
+    if (quantizing) return 0;
+#endif
+    cls_parallel_run(fn, j, j->row_tasks * j->channel_tasks);
+    return 1;
+}
+
 void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels, const float *weights,
                           const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
                           int pad_left, float *output, int out_h, int out_w, float lower, float upper) {
@@ -244,23 +274,29 @@ void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels, 
         .stride_w = stride_w, .pad_top = pad_top, .pad_left = pad_left, .out_h = out_h, .out_w = out_w,
         .lower = lower, .upper = upper, .row_tasks = 1, .channel_tasks = 1,
     };
-    int threads = cls_parallel_thread_count();
-    if (threads > 1) {
-        // A band of rows per thread (see parallel.h) while each band has two rows or more; maps
-        // shorter than that (7x7 on two threads stays in rows) split by channels.
-        int want = threads;
-        if (out_h >= 2 * want) j.row_tasks = want;
-        else {
-            int blocks = (channels + 15) / 16;
-            j.channel_tasks = want < blocks ? want : blocks;
-        }
+    (void)dw_run(&j, 0);
+}
+
+void cls_depthwise_conv2d_u8(const float *input, int in_h, int in_w, int channels, const float *weights,
+                             const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
+                             int pad_left, int out_h, int out_w, float lower, float upper, const float *multipliers,
+                             int zero_point, uint8_t *q, size_t q_stride, float *scratch) {
+    dw_job j = {
+        .input = input, .weights = weights, .bias = bias, .output = scratch, .in_h = in_h, .in_w = in_w,
+        .channels = channels, .kernel_h = kernel_h, .kernel_w = kernel_w, .stride_h = stride_h,
+        .stride_w = stride_w, .pad_top = pad_top, .pad_left = pad_left, .out_h = out_h, .out_w = out_w,
+        .lower = lower, .upper = upper, .row_tasks = 1, .channel_tasks = 1,
+        .q = q, .q_multipliers = multipliers, .q_zero_point = zero_point, .q_stride = q_stride,
+    };
+    const size_t pixels = (size_t)out_h * (size_t)out_w;
+    if (!dw_run(&j, 1)) {
+        // The floats first, then the same quantization as the int8 convolution's own.
+        j.q = NULL;
+        j.row_tasks = j.channel_tasks = 1;
+        (void)dw_run(&j, 0);
+        cls_quantize_u8(scratch, pixels, (size_t)channels, (size_t)channels, multipliers, zero_point, q, q_stride);
     }
-    cls_task_fn fn = dw_task_baseline;
-#if CLS_HAS_AVX2_VARIANT
-    if (cls_use_avx2()) fn = dw_task_avx2;
-#endif
-#if CLS_HAS_AVX512_VARIANT
-    if (cls_use_avx512()) fn = cls_depthwise_task_avx512;
-#endif
-    cls_parallel_run(fn, &j, j.row_tasks * j.channel_tasks);
+    // The row's bytes past the channels meet zero weights; zeros rather than whatever was there.
+    if (q_stride > (size_t)channels)
+        for (size_t p = 0; p < pixels; p++) memset(q + p * q_stride + channels, 0, q_stride - (size_t)channels);
 }

@@ -3,6 +3,7 @@
 // Internal: one call of cls_depthwise_conv2d, shared by its AVX2/portable body (depthwise.c) and
 // its AVX-512 body (depthwise_avx512.c).
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     const float *input, *weights, *bias;
@@ -10,6 +11,12 @@ typedef struct {
     int in_h, in_w, channels, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, out_h, out_w;
     float lower, upper;
     int row_tasks, channel_tasks;
+    /// Not NULL: the AVX-512 body writes each output value quantized, as cls_quantize_u8 would,
+    /// to q[pixel * q_stride + c] (with q_multipliers[c] and q_zero_point), and no floats.
+    uint8_t *q;
+    const float *q_multipliers;
+    int q_zero_point;
+    size_t q_stride;
 } dw_job;
 
 #ifndef DW_GROUP_BYTES

@@ -20,6 +20,23 @@ CLS_INLINE __mmask16 channels_mask(int channels) {
     return channels >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << channels) - 1u);
 }
 
+// Output pixel `pixel`'s channels c ..< c + 16 (those in `mask`): clamp(acc) as floats, or, for a
+// job writing uint8 (j->q), the value cls_quantize_one gives for it: times the channel's
+// multiplier, held to +-512 (NaN to -512: max returns its second operand then), rounded to
+// nearest even (the default MXCSR mode, as nearbyintf), plus the zero point, held to 0...255.
+CLS_AVX512 CLS_INLINE void store(const dw_job *j, size_t pixel, int c, __mmask16 mask, __m512 acc, __m512 lo, __m512 hi) {
+    const __m512 y = _mm512_min_ps(_mm512_max_ps(acc, lo), hi);
+    if (!j->q) {
+        _mm512_mask_storeu_ps(j->output + pixel * (size_t)j->channels + c, mask, y);
+        return;
+    }
+    __m512 f = _mm512_mul_ps(y, _mm512_maskz_loadu_ps(mask, j->q_multipliers + c));
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(-512.0f)), _mm512_set1_ps(512.0f));
+    __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(j->q_zero_point));
+    v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_setzero_si512()), _mm512_set1_epi32(255));
+    _mm512_mask_cvtepi32_storeu_epi8(j->q + pixel * j->q_stride + c, mask, v);
+}
+
 // One output pixel, channels [c0, c1), any window shape, every tap checked.
 CLS_AVX512 static void pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
     const int C = j->channels, KW = j->kernel_w;
@@ -27,7 +44,7 @@ CLS_AVX512 static void pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
     const int ky_lo = iy0 < 0 ? -iy0 : 0, ky_hi = j->in_h - iy0 < j->kernel_h ? j->in_h - iy0 : j->kernel_h;
     const int kx_lo = ix0 < 0 ? -ix0 : 0, kx_hi = j->in_w - ix0 < KW ? j->in_w - ix0 : KW;
     const __m512 lo = _mm512_set1_ps(j->lower), hi = _mm512_set1_ps(j->upper);
-    float *out = j->output + ((size_t)oy * j->out_w + ox) * C;
+    const size_t at = (size_t)oy * j->out_w + ox;
     for (int c = c0; c < c1; c += 16) {
         const __mmask16 mask = channels_mask(c1 - c);
         __m512 acc = _mm512_maskz_loadu_ps(mask, j->bias + c);
@@ -37,7 +54,7 @@ CLS_AVX512 static void pixel(const dw_job *j, int oy, int ox, int c0, int c1) {
                 const float *w = j->weights + (size_t)(ky * KW + kx) * C + c;
                 acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, in), _mm512_maskz_loadu_ps(mask, w), acc);
             }
-        _mm512_mask_storeu_ps(out + c, mask, _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
+        store(j, at, c, mask, acc, lo, hi);
     }
 }
 
@@ -90,10 +107,9 @@ CLS_AVX512 CLS_INLINE void tile(const dw_job *j, const int KW, const int S, cons
         }
     }
     const __m512 lo = _mm512_set1_ps(j->lower), hi = _mm512_set1_ps(j->upper);
-    float *out = j->output + ((size_t)oy * j->out_w + ox) * C + c;
+    const size_t at = (size_t)oy * j->out_w + ox;
     for (int t = 0; t < T; t++)
-        for (int v = 0; v < V; v++)
-            _mm512_mask_storeu_ps(out + (size_t)t * C + 16 * v, mask[v], _mm512_min_ps(_mm512_max_ps(acc[t][v], lo), hi));
+        for (int v = 0; v < V; v++) store(j, at + (size_t)t, c + 16 * v, mask[v], acc[t][v], lo, hi);
 }
 
 // Channels [g0, g1) of one 4-pixel tile: 32 at a time, then the rest (1...32) masked.

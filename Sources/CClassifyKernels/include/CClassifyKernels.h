@@ -41,6 +41,17 @@ void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels,
                           int stride_h, int stride_w, int pad_top, int pad_left,
                           float *output, int out_h, int out_w, float lower, float upper);
 
+/// cls_depthwise_conv2d with its output written as the uint8 input of an int8 1x1 convolution:
+/// q[p * q_stride + c] = what cls_quantize_u8 (with `multipliers` and `zero_point`) gives for
+/// output value (p, c), p = y * out_w + x; bytes past `channels` in each row are zero. The AVX-512
+/// body quantizes in its store, so no floats are written; elsewhere they go to `scratch`
+/// (out_h * out_w * channels floats) and are quantized from there. q_stride >= channels.
+void cls_depthwise_conv2d_u8(const float *input, int in_h, int in_w, int channels,
+                             const float *weights, const float *bias, int kernel_h, int kernel_w,
+                             int stride_h, int stride_w, int pad_top, int pad_left, int out_h, int out_w,
+                             float lower, float upper, const float *multipliers, int zero_point,
+                             uint8_t *q, size_t q_stride, float *scratch);
+
 /// In place over rows x channels: data[r][c] = clamp(data[r][c] + bias[c]) (bias may be NULL).
 void cls_bias_activation(float *data, size_t rows, size_t channels, const float *bias, float lower, float upper);
 

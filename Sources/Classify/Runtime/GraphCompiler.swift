@@ -17,9 +17,13 @@ enum GraphCompiler {
     ///     reading it as one banded op (see `fuseExpandDepthwise`); off only to test the fusion.
     ///   - quantization: the calibrated ranges of an int8 network: the ops the table covers are
     ///     built in int8 (see `GraphQuantizer`); nil: all fp32.
+    ///   - fuseQuantizedInputs: let a depthwise convolution write the uint8 input of the int8
+    ///     pointwise convolution that alone reads it (see `fuseQuantizedInputs`); off only to test
+    ///     the fusion.
     static func compile(
         _ description: ModelDescription, weights: SafeTensorsFile, descriptionFile: String = "model.json",
-        quantization: QuantizationTable? = nil, fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true
+        quantization: QuantizationTable? = nil, fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true,
+        fuseQuantizedInputs: Bool = true
     ) throws(ModelLoadingError) -> CompiledGraph {
         let contract = description.input
         guard contract.layout == "NHWC" else {
@@ -30,7 +34,7 @@ enum GraphCompiler {
             inputShape: FeatureMapShape(height: contract.height, width: contract.width, channels: contract.channels),
             outputs: [description.outputs.logits, description.outputs.probabilities, description.outputs.features],
             weights: weights, descriptionFile: descriptionFile, quantization: quantization,
-            fuseResiduals: fuseResiduals, fuseExpandDepthwise: fuseExpandDepthwise)
+            fuseResiduals: fuseResiduals, fuseExpandDepthwise: fuseExpandDepthwise, fuseQuantizedInputs: fuseQuantizedInputs)
     }
 
     /// Compiles `nodes` for one input shape; `outputs` are the values read after a run (kept
@@ -44,7 +48,7 @@ enum GraphCompiler {
     static func compile(
         nodes: [ModelDescription.Node], input: String, inputShape: FeatureMapShape, outputs: [String],
         weights: SafeTensorsFile, descriptionFile: String, batch: Int = 1, quantization: QuantizationTable? = nil,
-        fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true, fusePReLU: Bool = true
+        fuseResiduals: Bool = true, fuseExpandDepthwise: Bool = true, fusePReLU: Bool = true, fuseQuantizedInputs: Bool = true
     ) throws(ModelLoadingError) -> CompiledGraph {
         precondition(batch >= 1)
         var context = GraphBuildContext(weights: weights, descriptionFile: descriptionFile, batch: batch, quantization: quantization)
@@ -70,6 +74,7 @@ enum GraphCompiler {
         if fuseResiduals { operations = fuseResidualAdds(operations, valueCount: context.names.count, keep: graphOutputs) }
         if fuseExpandDepthwise { operations = Self.fuseExpandDepthwise(operations, valueCount: context.names.count, keep: graphOutputs) }
         if fusePReLU { operations = fusePReLUs(operations, valueCount: context.names.count, keep: graphOutputs) }
+        if fuseQuantizedInputs { operations = Self.fuseQuantizedInputs(operations, valueCount: context.names.count, keep: graphOutputs) }
 
         let valueCount = context.names.count
         var firstUse = Array(repeating: -1, count: valueCount)
@@ -131,6 +136,27 @@ extension GraphCompiler {
             removed.insert(expandIndex)
         }
         return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    /// Lets each depthwise convolution whose output is read only by an int8 pointwise convolution
+    /// (as its input, not its residual) write that convolution's uint8 rows itself
+    /// (`QuantizingDepthwiseOperation`), and the pointwise one read them as they are.
+    static func fuseQuantizedInputs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
+        var readers = [Int](repeating: 0, count: valueCount)
+        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        var producer: [ValueID: Int] = [:]
+        for (index, operation) in operations.enumerated() { producer[operation.output] = index }
+        var result = operations
+        for (index, operation) in operations.enumerated() {
+            guard let pointwise = operation as? QuantizedPointwiseConvOperation, !pointwise.readsQuantizedInput,
+                let source = pointwise.inputs.first, readers[source] == 1, !keep.contains(source),
+                let depthwiseIndex = producer[source], let depthwise = operations[depthwiseIndex] as? Conv2DOperation,
+                let fused = QuantizingDepthwiseOperation(depthwise: depthwise, for: pointwise.matrix)
+            else { continue }
+            result[depthwiseIndex] = fused
+            result[index] = pointwise.readingQuantizedInput()
+        }
+        return result
     }
 
     /// Replaces each PReLU whose input is written by the op just before it and read by nothing

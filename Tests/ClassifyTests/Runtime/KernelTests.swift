@@ -97,7 +97,13 @@ struct KernelTests {
 
     /// Runs a convolution on `inputs` (copied to separate allocations) and returns its output.
     static func run(_ operation: Conv2DOperation, inputs: [[Float]]) -> [Float] {
-        var output = [Float](repeating: .nan, count: operation.outputShape.elementCount)
+        run(operation, inputs: inputs, outputCount: operation.outputShape.elementCount)
+    }
+
+    /// Runs `operation` on `inputs` (copied to separate allocations) and returns its output
+    /// buffer of `outputCount` floats.
+    static func run(_ operation: some GraphOperation, inputs: [[Float]], outputCount: Int) -> [Float] {
+        var output = [Float](repeating: .nan, count: max(outputCount, 1))
         var scratch = [Float](repeating: .nan, count: max(operation.scratchCount, 1))
         let pointers = inputs.map { values in
             let pointer = UnsafeMutablePointer<Float>.allocate(capacity: max(values.count, 1))
@@ -134,6 +140,47 @@ struct KernelTests {
         // Long sums (K = 1152) of values up to 3 in float32 round a little more than short ones.
         let tolerance: Float = c.inChannels / c.groups * c.kernel * c.kernel > 500 ? 5e-4 : 1e-4
         #expect(maximumAbsoluteDifference(output, expected.values) < tolerance)
+    }
+
+    /// A depthwise convolution writing the uint8 input of an int8 pointwise one
+    /// (`QuantizingDepthwiseOperation`) gives, byte for byte, what the convolution's floats
+    /// quantized by `cls_quantize_one` give, with zeros past the channels in each row: every
+    /// depthwise case above, on every path (AVX-512 quantizes in its store, the others after),
+    /// with per-channel multipliers (smoothing) and a range that sends some values past 0 and 255.
+    @Test(arguments: convolutionCases.filter { $0.groups == $0.inChannels && $0.groups > 1 }, KernelPaths.withThreads)
+    func quantizingDepthwiseMatchesConvolutionThenQuantization(_ c: ConvCase, path: (kernels: KernelPath, threads: Int)) throws {
+        var random = SeededRandom(seed: c.seed + 1000)
+        let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let weights = random.floats(c.outChannels * c.kernel * c.kernel)
+        let bias = random.floats(c.outChannels)
+        let depthwise = Conv2DOperation(
+            name: "depthwise", input: 0, output: 1, inputShape: shape, outChannels: c.outChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: c.padding, groups: c.groups,
+            activation: c.activation, weights: weights, bias: bias)
+        let smoothing = (0..<c.outChannels).map { _ in Float.random(in: 0.5...2, using: &random) }
+        let matrix = QuantizedMatrix(
+            weights: random.floats(5 * c.outChannels), outputs: 5, inputs: c.outChannels, bias: random.floats(5),
+            input: ActivationQuantization(range: -1.5...2.5), smoothing: smoothing)
+        let fused = try #require(QuantizingDepthwiseOperation(depthwise: depthwise, for: matrix))
+        var floats: [Float] = [], bytes: [UInt8] = []
+        try KernelPaths.with(path.kernels, threads: path.threads) {
+            floats = Self.run(depthwise, inputs: [input])
+            let written = Self.run(fused, inputs: [input], outputCount: depthwise.outputShape.elementCount)
+            bytes = written.withUnsafeBytes { Array($0.prefix(depthwise.outputShape.pixelCount * matrix.rowBytes)) }
+        }
+        let quantized = QuantizedReferenceKernels.quantize(floats, for: matrix)
+        var mismatches = 0
+        for pixel in 0..<depthwise.outputShape.pixelCount {
+            for channel in 0..<matrix.rowBytes {
+                let expected = channel < c.outChannels ? quantized[pixel * c.outChannels + channel] : 0
+                if bytes[pixel * matrix.rowBytes + channel] != expected { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        // The range was chosen to clamp: the top is reached, and the bottom without an activation.
+        #expect(quantized.contains(255))
+        #expect(quantized.contains(0) || c.activation != .none)
     }
 
     struct ResidualCase: CustomTestStringConvertible, Sendable {
@@ -327,14 +374,36 @@ struct KernelTests {
         #expect(banded >= 1)
         #expect(plain.operations.count - fused.operations.count == plain.operations.filter { $0 is AddOperation }.count + banded)
         let input = goldenInput(seed: 7, count: 224 * 224 * 3)
-        func logits(_ graph: CompiledGraph) -> [Float] {
-            let workspace = graph.makeWorkspace()
-            graph.pointer(to: graph.input, in: workspace).update(from: input, count: input.count)
-            graph.run(in: workspace)
-            let value = graph.value(named: description.outputs.logits)!
-            return Array(UnsafeBufferPointer(start: graph.pointer(to: value, in: workspace), count: graph.shapes[value].elementCount))
-        }
+        let logits = { Self.logits(of: $0, description, input: input) }
         #expect(maximumAbsoluteDifference(logits(fused), logits(plain)) < 1e-4)
+    }
+
+    /// The logits `graph` (compiled from `description`) gives for `input`.
+    static func logits(of graph: CompiledGraph, _ description: ModelDescription, input: [Float]) -> [Float] {
+        let workspace = graph.makeWorkspace()
+        graph.pointer(to: graph.input, in: workspace).update(from: input, count: input.count)
+        graph.run(in: workspace)
+        let value = graph.value(named: description.outputs.logits)!
+        return Array(UnsafeBufferPointer(start: graph.pointer(to: value, in: workspace), count: graph.shapes[value].elementCount))
+    }
+
+    /// The int8 network with and without its depthwise convolutions writing the int8 projections'
+    /// uint8 inputs: the same logits to the bit (the same bytes reach the same GEMM), and the fusion
+    /// happens in most blocks.
+    @Test func quantizedInputFusionKeepsTheInt8NetworkBitForBit() throws {
+        let description = try ModelDescription(contentsOf: ShippedModel.directory.appending(path: "model.json"))
+        let weights = try SafeTensorsFile(contentsOf: ShippedModel.directory.appending(path: description.weights))
+        let table = try QuantizationTable(contentsOf: ShippedModel.directory.appending(path: QuantizationTable.fileName))
+        let fused = try GraphCompiler.compile(description, weights: weights, quantization: table)
+        let plain = try GraphCompiler.compile(description, weights: weights, quantization: table, fuseQuantizedInputs: false)
+        let quantizing = fused.operations.filter { $0 is QuantizingDepthwiseOperation }.count
+        #expect(quantizing >= 10)
+        #expect(fused.operations.compactMap { $0 as? QuantizedPointwiseConvOperation }.filter(\.readsQuantizedInput).count == quantizing)
+        #expect(!plain.operations.contains { $0 is QuantizingDepthwiseOperation })
+        for seed: UInt32 in [7, 8] {
+            let input = goldenInput(seed: seed, count: 224 * 224 * 3)
+            #expect(Self.logits(of: fused, description, input: input) == Self.logits(of: plain, description, input: input), "seed \(seed)")
+        }
     }
 
     @Test func strategyFollowsShape() {

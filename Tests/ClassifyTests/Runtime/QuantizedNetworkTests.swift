@@ -34,7 +34,8 @@ struct QuantizedNetworkTests {
     }
 
     /// Every pointwise convolution with at least `minimumInputChannels` inputs and the classifier
-    /// run in int8, nothing else does; the other ops are the fp32 graph's.
+    /// run in int8, nothing else does; the other ops are the fp32 graph's (a depthwise convolution
+    /// that writes an int8 projection's input wraps the same convolution).
     @Test func quantizerReplacesPointwiseConvolutionsAndTheClassifier() throws {
         let fp32 = ShippedModel.model.graph.operations, int8 = try Self.int8Model().graph.operations
         #expect(fp32.count == int8.count)
@@ -44,6 +45,8 @@ struct QuantizedNetworkTests {
             if GraphQuantizer.isQuantizable(before) {
                 #expect(after is QuantizedPointwiseConvOperation || after is QuantizedFullyConnectedOperation, "\(before.name) stayed fp32")
                 quantized += 1
+            } else if let quantizing = after as? QuantizingDepthwiseOperation {
+                #expect(before is Conv2DOperation && quantizing.depthwise.strategy == .depthwise, "\(before.name) changed")
             } else {
                 #expect(type(of: before) == type(of: after), "\(before.name) changed")
             }

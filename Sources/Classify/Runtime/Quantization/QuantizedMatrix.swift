@@ -119,6 +119,17 @@ struct QuantizedMatrix: Sendable {
         let (residualLower, residualUpper) = residualActivation.clampRange
         let quantized = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: UInt8.self)
         cls_quantize_u8(source, rows, inputs, inputs, multipliers.base, Int32(input.zeroPoint), quantized, rowBytes)
+        run(rows: rows, quantized: quantized, activation: activation, residual: residual, residualActivation: residualActivation, output: output)
+    }
+
+    /// The same from rows already quantized (`rowBytes` apart, as `cls_quantize_u8` writes them
+    /// with `multipliers` and the input's zero point).
+    func run(
+        rows: Int, quantized: UnsafePointer<UInt8>, activation: Activation, residual: UnsafePointer<Float>?,
+        residualActivation: Activation, output: UnsafeMutablePointer<Float>
+    ) {
+        let (lower, upper) = activation.clampRange
+        let (residualLower, residualUpper) = residualActivation.clampRange
         cls_qgemm(
             rows, outputs, inputs, quantized, rowBytes, packed.base, offsets.base, scales.base, bias.base,
             lower, upper, residual, residualLower, residualUpper, output, outputs)
