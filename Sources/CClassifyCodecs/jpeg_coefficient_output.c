@@ -52,10 +52,7 @@ static int decompress_row(j_decompress_ptr cinfo, JSAMPIMAGE output_buf) {
         // file alone; libjpeg's, for files ours does not take, one MCU at a time.
         if (!cinfo->entropy->insufficient_data) cinfo->master->last_good_iMCU_row = cinfo->input_iMCU_row;
         if (!cls_jpeg_huffman_decode_mcus(cinfo, output->mcus, mcus)) {
-            for (int m = 0; m < mcus; m++) {
-                if (!cinfo->entropy->insufficient_data) cinfo->master->last_good_iMCU_row = cinfo->input_iMCU_row;
-                (void)(*cinfo->entropy->decode_mcu)(cinfo, output->mcu[m]);
-            }
+            for (int m = 0; m < mcus; m++) (void)(*cinfo->entropy->decode_mcu)(cinfo, output->mcu[m]);
         }
         int first_block = 0;
         for (int c = 0; c < cinfo->comps_in_scan; c++) {

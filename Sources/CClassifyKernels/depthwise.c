@@ -237,9 +237,9 @@ CLS_AVX2 static void dw_task_avx2(void *context, int task) { dw_task_body(contex
 #endif
 static void dw_task_baseline(void *context, int task) { dw_task_body(context, task); }
 
-// Splits `j` between the threads and runs it on the best body this CPU has; with `quantizing`
-// (j->q set) only the AVX-512 body will do, and this returns 0 without running anything elsewhere.
-static int dw_run(dw_job *j, int quantizing) {
+// Splits `j` between the threads and runs it on the best body this CPU has; a job writing uint8
+// (j->q set) runs only on the AVX-512 body, and elsewhere this returns 0 without running it.
+static int dw_run(dw_job *j) {
     int threads = cls_parallel_thread_count();
     if (threads > 1) {
         // A band of rows per thread (see parallel.h) while each band has two rows or more; maps
@@ -257,43 +257,49 @@ static int dw_run(dw_job *j, int quantizing) {
 #endif
 #if CLS_HAS_AVX512_VARIANT
     if (cls_use_avx512()) fn = cls_depthwise_task_avx512;
-    if (quantizing && fn != cls_depthwise_task_avx512) return 0;
+    if (j->q && fn != cls_depthwise_task_avx512) return 0;
 #else
-    if (quantizing) return 0;
+    if (j->q) return 0;
 #endif
     cls_parallel_run(fn, j, j->row_tasks * j->channel_tasks);
     return 1;
 }
 
-void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels, const float *weights,
-                          const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
-                          int pad_left, float *output, int out_h, int out_w, float lower, float upper) {
-    dw_job j = {
+// The job of one call writing floats to `output`, not yet split between threads.
+static dw_job dw_job_of(const float *input, int in_h, int in_w, int channels, const float *weights, const float *bias,
+                        int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top, int pad_left,
+                        float *output, int out_h, int out_w, float lower, float upper) {
+    return (dw_job){
         .input = input, .weights = weights, .bias = bias, .output = output, .in_h = in_h, .in_w = in_w,
         .channels = channels, .kernel_h = kernel_h, .kernel_w = kernel_w, .stride_h = stride_h,
         .stride_w = stride_w, .pad_top = pad_top, .pad_left = pad_left, .out_h = out_h, .out_w = out_w,
         .lower = lower, .upper = upper, .row_tasks = 1, .channel_tasks = 1,
     };
-    (void)dw_run(&j, 0);
+}
+
+void cls_depthwise_conv2d(const float *input, int in_h, int in_w, int channels, const float *weights,
+                          const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
+                          int pad_left, float *output, int out_h, int out_w, float lower, float upper) {
+    dw_job j = dw_job_of(input, in_h, in_w, channels, weights, bias, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left,
+                         output, out_h, out_w, lower, upper);
+    (void)dw_run(&j);
 }
 
 void cls_depthwise_conv2d_u8(const float *input, int in_h, int in_w, int channels, const float *weights,
                              const float *bias, int kernel_h, int kernel_w, int stride_h, int stride_w, int pad_top,
                              int pad_left, int out_h, int out_w, float lower, float upper, const float *multipliers,
                              int zero_point, uint8_t *q, size_t q_stride, float *scratch) {
-    dw_job j = {
-        .input = input, .weights = weights, .bias = bias, .output = scratch, .in_h = in_h, .in_w = in_w,
-        .channels = channels, .kernel_h = kernel_h, .kernel_w = kernel_w, .stride_h = stride_h,
-        .stride_w = stride_w, .pad_top = pad_top, .pad_left = pad_left, .out_h = out_h, .out_w = out_w,
-        .lower = lower, .upper = upper, .row_tasks = 1, .channel_tasks = 1,
-        .q = q, .q_multipliers = multipliers, .q_zero_point = zero_point, .q_stride = q_stride,
-    };
+    dw_job j = dw_job_of(input, in_h, in_w, channels, weights, bias, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left,
+                         scratch, out_h, out_w, lower, upper);
+    j.q = q;
+    j.q_multipliers = multipliers;
+    j.q_zero_point = zero_point;
+    j.q_stride = q_stride;
     const size_t pixels = (size_t)out_h * (size_t)out_w;
-    if (!dw_run(&j, 1)) {
+    if (!dw_run(&j)) {
         // The floats first, then the same quantization as the int8 convolution's own.
-        j.q = NULL;
-        j.row_tasks = j.channel_tasks = 1;
-        (void)dw_run(&j, 0);
+        cls_depthwise_conv2d(input, in_h, in_w, channels, weights, bias, kernel_h, kernel_w, stride_h, stride_w, pad_top,
+                             pad_left, scratch, out_h, out_w, lower, upper);
         cls_quantize_u8(scratch, pixels, (size_t)channels, (size_t)channels, multipliers, zero_point, q, q_stride);
     }
     // The row's bytes past the channels meet zero weights; zeros rather than whatever was there.

@@ -97,13 +97,24 @@ enum GraphCompiler {
 }
 
 extension GraphCompiler {
+    /// How many ops read each value.
+    private static func readerCounts(_ operations: [any GraphOperation], valueCount: Int) -> [Int] {
+        var readers = [Int](repeating: 0, count: valueCount)
+        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        return readers
+    }
+
+    /// The index in `operations` of the op writing each value.
+    private static func producers(_ operations: [any GraphOperation]) -> [ValueID: Int] {
+        Dictionary(operations.enumerated().map { ($1.output, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
     /// Removes every `Add` one of whose operands is the output of a pointwise convolution or a
     /// bilinear resize that nothing else reads: that op adds the other operand in its store and
     /// writes the Add's output itself, so the sum never makes an extra pass over memory. The other operand
     /// must already exist when the convolution runs (it always does in a chain with skips).
     static func fuseResidualAdds(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
-        var readers = [Int](repeating: 0, count: valueCount)
-        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        let readers = readerCounts(operations, valueCount: valueCount)
         var result: [any GraphOperation] = []
         var producer: [ValueID: Int] = [:]  // value -> index in result
         for operation in operations {
@@ -119,10 +130,8 @@ extension GraphCompiler {
     /// Replaces each pointwise convolution whose output (larger than L2) is read only by a
     /// depthwise convolution with one `PointwiseDepthwiseOperation` at the depthwise op's place.
     static func fuseExpandDepthwise(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
-        var readers = [Int](repeating: 0, count: valueCount)
-        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
-        var producer: [ValueID: Int] = [:]
-        for (index, operation) in operations.enumerated() { producer[operation.output] = index }
+        let readers = readerCounts(operations, valueCount: valueCount)
+        let producer = producers(operations)
         var removed = Set<Int>()
         var result = operations
         for (index, operation) in operations.enumerated() {
@@ -142,10 +151,8 @@ extension GraphCompiler {
     /// (as its input, not its residual) write that convolution's uint8 rows itself
     /// (`QuantizingDepthwiseOperation`), and the pointwise one read them as they are.
     static func fuseQuantizedInputs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
-        var readers = [Int](repeating: 0, count: valueCount)
-        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
-        var producer: [ValueID: Int] = [:]
-        for (index, operation) in operations.enumerated() { producer[operation.output] = index }
+        let readers = readerCounts(operations, valueCount: valueCount)
+        let producer = producers(operations)
         var result = operations
         for (index, operation) in operations.enumerated() {
             guard let pointwise = operation as? QuantizedPointwiseConvOperation, !pointwise.readsQuantizedInput,
@@ -168,8 +175,7 @@ extension GraphCompiler {
     }
 
     static func fusePReLUs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
-        var readers = [Int](repeating: 0, count: valueCount)
-        for operation in operations { for input in operation.inputs { readers[input] += 1 } }
+        let readers = readerCounts(operations, valueCount: valueCount)
         var result: [any GraphOperation] = []
         for operation in operations {
             if let prelu = operation as? PReLUOperation, let previous = result.last, previous.output == prelu.inputs[0],
