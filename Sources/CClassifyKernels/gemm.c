@@ -241,13 +241,17 @@ void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, c
                      const float *bias, float lower, float upper, const float *residual, float residual_lower,
                      float residual_upper, float *c, size_t ldc) {
     if (m == 0 || n == 0) return;
-    int wide = 0;
+    int wide = 0, narrow_rows = 0;
 #if CLS_HAS_AVX512_VARIANT
-    // Narrow outputs whose last panel is at most half used (n = 24, 40) stay on the AVX2 tiles,
-    // whose 12x8 tail tile wastes no FMAs on padding: measured faster per layer (docs/performance.md).
-    wide = cls_use_avx512() && !(n < 64 && n % PANEL != 0 && n % PANEL <= 8);
+    // Outputs whose last panel is at most half used (n = 24, 40) take tiles of more rows covering
+    // every column (gemm_avx512.c); 8 or fewer stay on the AVX2 tiles, whose 12x8 tile wastes no
+    // FMAs on padding.
+    if (cls_use_avx512()) {
+        narrow_rows = cls_gemm_avx512_narrow_rows(n);
+        wide = narrow_rows == 0 && n > 8;
+    }
 #endif
-    const size_t tile_m = wide ? GEMM_AVX512_TILE_M : TILE_M;
+    const size_t tile_m = narrow_rows ? (size_t)narrow_rows : wide ? GEMM_AVX512_TILE_M : TILE_M;
     gemm_job g = {
         .m = m, .n = n, .k = k, .lda = lda, .ldc = ldc, .a = a, .packed = packed, .bias = bias,
         .residual = residual, .c = c, .lower = lower, .upper = upper, .residual_lower = residual_lower,
@@ -265,7 +269,7 @@ void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, c
         int want = threads;
         size_t steps = (g.panels + g.panel_step - 1) / g.panel_step;
         if (g.row_blocks >= (size_t)want) g.m_tasks = want;
-        else g.n_tasks = (size_t)want < steps ? want : (int)steps;
+        else if (!narrow_rows) g.n_tasks = (size_t)want < steps ? want : (int)steps;
     }
     cls_task_fn fn = gemm_task_baseline;
 #if CLS_HAS_AVX2_VARIANT
@@ -273,6 +277,7 @@ void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, c
 #endif
 #if CLS_HAS_AVX512_VARIANT
     if (wide) fn = cls_gemm_task_avx512;
+    if (narrow_rows) fn = cls_gemm_task_avx512_narrow;
 #endif
     cls_parallel_run(fn, &g, g.m_tasks * g.n_tasks);
 }

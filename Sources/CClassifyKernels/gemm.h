@@ -20,6 +20,11 @@ typedef struct {
 /// The AVX-512 task body: rows [row blocks of task], panels [of task], for a job planned with
 /// cls_gemm_avx512_plan.
 void cls_gemm_task_avx512(void *context, int task);
+/// The AVX-512 task body for 17-24, 33-40 or 49-56 outputs: rows [row blocks of task], every column, the job
+/// planned with cls_gemm_avx512_narrow_rows rows per block and one task per band of rows.
+void cls_gemm_task_avx512_narrow(void *context, int task);
+/// Rows per tile of cls_gemm_task_avx512_narrow for n outputs; 0 when n is not such a width.
+int cls_gemm_avx512_narrow_rows(size_t n);
 /// Rows per register tile on the AVX-512 path (row_blocks = ceil(m / this)).
 enum { GEMM_AVX512_TILE_M = 6, GEMM_AVX512_PANELS = 4 };
 

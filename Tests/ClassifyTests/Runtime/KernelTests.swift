@@ -38,6 +38,13 @@ struct KernelTests {
         .init(height: 3, width: 5, inChannels: 33, outChannels: 88, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 62),
         .init(height: 7, width: 7, inChannels: 40, outChannels: 100, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 63),
         .init(height: 1, width: 1, inChannels: 1280, outChannels: 1000, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 64),
+        // AVX-512 narrow tiles (zmm panels and a ymm tail of 1-8 columns): 12, 8 and 6 rows, rows left over
+        .init(height: 13, width: 11, inChannels: 37, outChannels: 24, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 70),
+        .init(height: 9, width: 13, inChannels: 144, outChannels: 40, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 71),
+        .init(height: 7, width: 9, inChannels: 29, outChannels: 56, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu, seed: 72),
+        .init(height: 5, width: 7, inChannels: 16, outChannels: 17, kernel: 1, stride: 1, groups: 1, same: true, activation: .none, seed: 73),
+        .init(height: 11, width: 3, inChannels: 21, outChannels: 33, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 74),
+        .init(height: 3, width: 11, inChannels: 9, outChannels: 49, kernel: 1, stride: 1, groups: 1, same: true, activation: .relu6, seed: 75),
         // depthwise 3x3 and 5x5, stride 1 and 2; channels 29 = 16 + 8 + 5 exercise every tile width
         .init(height: 7, width: 7, inChannels: 13, outChannels: 13, kernel: 3, stride: 1, groups: 13, same: true, activation: .relu6, seed: 3),
         .init(height: 13, width: 127, inChannels: 7, outChannels: 7, kernel: 3, stride: 2, groups: 7, same: true, activation: .relu6, seed: 4),
@@ -194,6 +201,9 @@ struct KernelTests {
         .init(pixels: 127, inChannels: 7, outChannels: 7, activation: .none, addActivation: .relu6, seed: 33),
         .init(pixels: 49, inChannels: 1152, outChannels: 192, activation: .none, addActivation: .none, seed: 34),
         .init(pixels: 196, inChannels: 24, outChannels: 112, activation: .relu, addActivation: .none, seed: 35),
+        .init(pixels: 143, inChannels: 144, outChannels: 24, activation: .none, addActivation: .none, seed: 36),
+        .init(pixels: 61, inChannels: 240, outChannels: 40, activation: .relu6, addActivation: .relu6, seed: 37),
+        .init(pixels: 29, inChannels: 19, outChannels: 53, activation: .none, addActivation: .relu, seed: 38),
     ]
 
     /// A pointwise conv with the residual Add fused into its store equals conv, then Add.

@@ -29,14 +29,17 @@ struct SparsePointwiseWeights: Sendable {
     /// Whether the sparse kernel beats the dense GEMM for `outChannels` outputs on `path`. On the
     /// AVX2 and portable paths it does for every pruned layer. The AVX-512 GEMM fills panels of 16
     /// output channels and runs near the FMA peak, so there the sparse kernel (whose vectors run
-    /// over pixels) wins only where panels are part empty: BlazeFace's 32 -> 8 layers at 96x96,
-    /// 0.125 -> 0.076 ms, and 48 -> 24 at 48x48, 0.090 -> 0.052 ms; its 16-, 32-, 48- and 64-output
+    /// over pixels) wins only where panels are part empty and the GEMM has no tile for that:
+    /// BlazeFace's 32 -> 8 layers at 96x96, 0.125 -> 0.076 ms; its 16-, 32-, 48- and 64-output
     /// layers ran 5-50% slower sparse (`classify-bench face-network --layers`, Xeon family 6 model
-    /// 207, AVX-512 against `CLASSIFY_KERNELS=avx2`).
+    /// 207, AVX-512 against `CLASSIFY_KERNELS=avx2`). Widths of 17-24, 33-40 and 49-56 have the
+    /// GEMM's narrow tiles, which beat it too: 48 -> 24 at 48x48, 0.048 (sparse) against 0.044 ms.
     ///
     /// Usage: `if SparsePointwiseWeights.beatsDense(outChannels: 8, on: .avx512) { ... }`
     static func beatsDense(outChannels: Int, on path: KernelPath) -> Bool {
-        enabled && (path != .avx512 || outChannels % 16 != 0)
+        let partPanel = outChannels % 16
+        let narrowTiles = outChannels > 16 && outChannels <= 64 && partPanel <= 8
+        return enabled && (path != .avx512 || (partPanel != 0 && !narrowTiles))
     }
 
     /// Floats of scratch for up to `maximumTasks` threads.

@@ -115,8 +115,6 @@ struct QuantizedMatrix: Sendable {
         rows: Int, source: UnsafePointer<Float>, activation: Activation, residual: UnsafePointer<Float>?,
         residualActivation: Activation, output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
     ) {
-        let (lower, upper) = activation.clampRange
-        let (residualLower, residualUpper) = residualActivation.clampRange
         let quantized = UnsafeMutableRawPointer(scratch).assumingMemoryBound(to: UInt8.self)
         cls_quantize_u8(source, rows, inputs, inputs, multipliers.base, Int32(input.zeroPoint), quantized, rowBytes)
         run(rows: rows, quantized: quantized, activation: activation, residual: residual, residualActivation: residualActivation, output: output)
