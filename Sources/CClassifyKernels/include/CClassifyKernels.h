@@ -170,6 +170,18 @@ void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, c
                              int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper, float *output,
                              int out_h, int out_w, int band_rows, float *scratch, size_t scratch_floats);
 
+/// Floats of scratch one pipeline of cls_pointwise_depthwise_u8 needs: the expanded rows under a
+/// band and the band's own depthwise output (on the paths that quantize after the convolution).
+size_t cls_pointwise_depthwise_u8_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows, int out_w);
+/// cls_pointwise_depthwise writing the depthwise output as cls_depthwise_conv2d_u8 does: uint8
+/// rows q_stride bytes apart, quantized with `multipliers` and `zero_point`, not floats.
+void cls_pointwise_depthwise_u8(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
+                                const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
+                                const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
+                                int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper,
+                                const float *multipliers, int zero_point, uint8_t *q, size_t q_stride, int out_h,
+                                int out_w, int band_rows, float *scratch, size_t scratch_floats);
+
 /// Dot products of fp32 vectors with binary16 rows (little-endian IEEE half bits, e.g. stored
 /// feature prints): out[q * count + r] = sum_k queries[q * dim + k] * half(rows[r * dim + k]).
 /// Used by TagIndex similarity search and near-duplicate grouping.

@@ -149,7 +149,8 @@ extension GraphCompiler {
 
     /// Lets each depthwise convolution whose output is read only by an int8 pointwise convolution
     /// (as its input, not its residual) write that convolution's uint8 rows itself
-    /// (`QuantizingDepthwiseOperation`), and the pointwise one read them as they are.
+    /// (`QuantizingDepthwiseOperation`, or a `PointwiseDepthwiseOperation` made to quantize), and
+    /// the pointwise one read them as they are.
     static func fuseQuantizedInputs(_ operations: [any GraphOperation], valueCount: Int, keep: Set<ValueID>) -> [any GraphOperation] {
         let readers = readerCounts(operations, valueCount: valueCount)
         let producer = producers(operations)
@@ -157,13 +158,20 @@ extension GraphCompiler {
         for (index, operation) in operations.enumerated() {
             guard let pointwise = operation as? QuantizedPointwiseConvOperation, !pointwise.readsQuantizedInput,
                 let source = pointwise.inputs.first, readers[source] == 1, !keep.contains(source),
-                let depthwiseIndex = producer[source], let depthwise = operations[depthwiseIndex] as? Conv2DOperation,
-                let fused = QuantizingDepthwiseOperation(depthwise: depthwise, for: pointwise.matrix)
+                let depthwiseIndex = producer[source], let fused = quantizing(operations[depthwiseIndex], for: pointwise.matrix)
             else { continue }
             result[depthwiseIndex] = fused
             result[index] = pointwise.readingQuantizedInput()
         }
         return result
+    }
+
+    /// `operation` writing the uint8 input of the int8 convolution of `matrix`, if it is a
+    /// depthwise convolution (alone or after its fused expansion) that can.
+    private static func quantizing(_ operation: any GraphOperation, for matrix: QuantizedMatrix) -> (any GraphOperation)? {
+        if let depthwise = operation as? Conv2DOperation { return QuantizingDepthwiseOperation(depthwise: depthwise, for: matrix) }
+        if let fused = operation as? PointwiseDepthwiseOperation, fused.quantizedOutput == nil { return fused.quantizing(for: matrix) }
+        return nil
     }
 
     /// Replaces each PReLU whose input is written by the op just before it and read by nothing

@@ -176,14 +176,7 @@ struct KernelTests {
             let written = Self.run(fused, inputs: [input], outputCount: depthwise.outputShape.elementCount)
             bytes = written.withUnsafeBytes { Array($0.prefix(depthwise.outputShape.pixelCount * matrix.rowBytes)) }
         }
-        let quantized = QuantizedReferenceKernels.quantize(floats, for: matrix)
-        var mismatches = 0
-        for pixel in 0..<depthwise.outputShape.pixelCount {
-            for channel in 0..<matrix.rowBytes {
-                let expected = channel < c.outChannels ? quantized[pixel * c.outChannels + channel] : 0
-                if bytes[pixel * matrix.rowBytes + channel] != expected { mismatches += 1 }
-            }
-        }
+        let (quantized, mismatches) = Self.quantizedMismatches(bytes, floats: floats, for: matrix)
         #expect(mismatches == 0)
         // The range was chosen to clamp: the top is reached, and the bottom without an activation.
         #expect(quantized.contains(255))
@@ -314,6 +307,58 @@ struct KernelTests {
         #expect(maximumAbsoluteDifference(output, expected.values) < 1e-4)
     }
 
+    /// The banded op made to write an int8 convolution's uint8 input (`quantizing(for:)`) gives,
+    /// byte for byte, its own floats quantized by `cls_quantize_one`, zeros past the channels, for
+    /// bands of one row up to the whole map, on every path (AVX-512 quantizes in the depthwise
+    /// store, the others after, in each band's own scratch).
+    @Test(arguments: expandDepthwiseCases, KernelPaths.withThreads)
+    func quantizingExpandDepthwiseMatchesItsFloatsQuantized(_ c: ExpandDepthwiseCase, path: (kernels: KernelPath, threads: Int)) throws {
+        var random = SeededRandom(seed: c.seed + 2000)
+        let shape = FeatureMapShape(height: c.height, width: c.width, channels: c.inChannels)
+        let input = random.floats(shape.elementCount, in: -3...3)
+        let middleShape = FeatureMapShape(height: c.height, width: c.width, channels: c.midChannels)
+        let padding = Padding.same(input: middleShape, kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride))
+        let expand = Conv2DOperation(
+            name: "expand", input: 0, output: 1, inputShape: shape, outChannels: c.midChannels, kernel: (1, 1),
+            stride: (1, 1), padding: .none, groups: 1, activation: .relu6, weights: random.floats(c.midChannels * c.inChannels),
+            bias: random.floats(c.midChannels))
+        let depthwise = Conv2DOperation(
+            name: "depthwise", input: 1, output: 2, inputShape: middleShape, outChannels: c.midChannels,
+            kernel: (c.kernel, c.kernel), stride: (c.stride, c.stride), padding: padding, groups: c.midChannels,
+            activation: .none, weights: random.floats(c.midChannels * c.kernel * c.kernel), bias: random.floats(c.midChannels))
+        let smoothing = (0..<c.midChannels).map { _ in Float.random(in: 0.5...2, using: &random) }
+        let matrix = QuantizedMatrix(
+            weights: random.floats(5 * c.midChannels), outputs: 5, inputs: c.midChannels, bias: random.floats(5),
+            input: ActivationQuantization(range: -1.5...2.5), smoothing: smoothing)
+        let plain = try #require(PointwiseDepthwiseOperation(expand: expand, depthwise: depthwise, bandBytes: c.bandBytes))
+        let quantizing = try #require(plain.quantizing(for: matrix))
+        #expect(quantizing.quantizedOutput != nil && quantizing.kindDescription.hasSuffix("->uint8"))
+        let count = depthwise.outputShape.elementCount
+        var floats: [Float] = [], bytes: [UInt8] = []
+        try KernelPaths.with(path.kernels, threads: path.threads) {
+            floats = Self.run(plain, inputs: [input], outputCount: count)
+            let written = Self.run(quantizing, inputs: [input], outputCount: count)
+            bytes = written.withUnsafeBytes { Array($0.prefix(depthwise.outputShape.pixelCount * matrix.rowBytes)) }
+        }
+        let (quantized, mismatches) = Self.quantizedMismatches(bytes, floats: floats, for: matrix)
+        #expect(mismatches == 0)
+        #expect(quantized.contains(255) && quantized.contains(0))
+    }
+
+    /// `floats` (pixels of `matrix.inputs` channels) quantized by the reference, and how many of
+    /// `bytes` (uint8 rows `matrix.rowBytes` apart, zeros past the channels) differ from them.
+    static func quantizedMismatches(_ bytes: [UInt8], floats: [Float], for matrix: QuantizedMatrix) -> (quantized: [UInt8], mismatches: Int) {
+        let quantized = QuantizedReferenceKernels.quantize(floats, for: matrix)
+        var mismatches = 0
+        for pixel in 0..<floats.count / matrix.inputs {
+            for channel in 0..<matrix.rowBytes {
+                let expected = channel < matrix.inputs ? quantized[pixel * matrix.inputs + channel] : 0
+                if bytes[pixel * matrix.rowBytes + channel] != expected { mismatches += 1 }
+            }
+        }
+        return (quantized, mismatches)
+    }
+
     /// Two threads split the work but every output element is computed by one thread in the same
     /// order as with one, so results are bitwise identical; repeated to shake out pool races.
     @Test(arguments: KernelPath.allCases)
@@ -406,10 +451,11 @@ struct KernelTests {
         let table = try QuantizationTable(contentsOf: ShippedModel.directory.appending(path: QuantizationTable.fileName))
         let fused = try GraphCompiler.compile(description, weights: weights, quantization: table)
         let plain = try GraphCompiler.compile(description, weights: weights, quantization: table, fuseQuantizedInputs: false)
+        let banded = fused.operations.compactMap { $0 as? PointwiseDepthwiseOperation }.filter { $0.quantizedOutput != nil }.count
         let quantizing = fused.operations.filter { $0 is QuantizingDepthwiseOperation }.count
-        #expect(quantizing >= 10)
-        #expect(fused.operations.compactMap { $0 as? QuantizedPointwiseConvOperation }.filter(\.readsQuantizedInput).count == quantizing)
-        #expect(!plain.operations.contains { $0 is QuantizingDepthwiseOperation })
+        #expect(quantizing >= 10 && banded >= 1)
+        #expect(fused.operations.compactMap { $0 as? QuantizedPointwiseConvOperation }.filter(\.readsQuantizedInput).count == quantizing + banded)
+        #expect(!plain.operations.contains { $0 is QuantizingDepthwiseOperation || ($0 as? PointwiseDepthwiseOperation)?.quantizedOutput != nil })
         for seed: UInt32 in [7, 8] {
             let input = goldenInput(seed: seed, count: 224 * 224 * 3)
             #expect(Self.logits(of: fused, description, input: input) == Self.logits(of: plain, description, input: input), "seed \(seed)")
