@@ -23,9 +23,10 @@ typedef struct {
 #define DW_GROUP_BYTES (16 * 1024)
 #endif
 
-/// Channels swept together over the map: all `channels` for 3x3 windows; for 5x5 and larger, a
-/// multiple of 16 small enough that the window rows of the group stay in L1 (KH rows x in_w pixels
-/// x group floats within DW_GROUP_BYTES). See depthwise.c for why.
+/// Channels swept together over the map by the AVX2 and portable paths: all `channels` for 3x3
+/// windows; for 5x5 and larger, a multiple of 16 small enough that the window rows of the group stay
+/// in L1 (KH rows x in_w pixels x group floats within DW_GROUP_BYTES). See depthwise.c for why; the
+/// AVX-512 path has its own rule (channel_group in depthwise_avx512.c).
 static inline int dw_channel_group(const dw_job *j, int channels) {
     if (j->kernel_w < 5) return channels;
     int group = (int)(DW_GROUP_BYTES / ((size_t)j->kernel_h * j->in_w * sizeof(float))) / 16 * 16;
