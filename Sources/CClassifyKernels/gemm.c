@@ -237,6 +237,13 @@ CLS_AVX2 static void gemm_task_avx2(void *context, int task) { gemm_task_body(co
 #endif
 static void gemm_task_baseline(void *context, int task) { gemm_task_body(context, task); }
 
+int cls_gemm_avx512_narrow_rows(size_t n) {
+    if (n <= PANEL || n > GEMM_AVX512_PANELS * PANEL || n % PANEL == 0 || n % PANEL > 8) return 0;
+    return 24 / (int)((n + PANEL - 1) / PANEL);
+}
+
+int cls_gemm_avx512_leaves_panel_empty(size_t n) { return n % PANEL != 0 && cls_gemm_avx512_narrow_rows(n) == 0; }
+
 void cls_gemm_packed(size_t m, size_t n, size_t k, const float *a, size_t lda, const float *packed,
                      const float *bias, float lower, float upper, const float *residual, float residual_lower,
                      float residual_upper, float *c, size_t ldc) {

@@ -23,7 +23,9 @@ void cls_gemm_task_avx512(void *context, int task);
 /// The AVX-512 task body for 17-24, 33-40 or 49-56 outputs: rows [row blocks of task], every column, the job
 /// planned with cls_gemm_avx512_narrow_rows rows per block and one task per band of rows.
 void cls_gemm_task_avx512_narrow(void *context, int task);
-/// Rows per tile of cls_gemm_task_avx512_narrow for n outputs; 0 when n is not such a width.
+/// Rows per tile of cls_gemm_task_avx512_narrow for n outputs (24 accumulators: 12 rows of two
+/// panels, 8 of three, 6 of four); 0 when n is not such a width. Defined in gemm.c, beside
+/// cls_gemm_avx512_leaves_panel_empty, which asks the same question for the sparse kernel.
 int cls_gemm_avx512_narrow_rows(size_t n);
 /// Rows per register tile on the AVX-512 path (row_blocks = ceil(m / this)).
 enum { GEMM_AVX512_TILE_M = 6, GEMM_AVX512_PANELS = 4 };

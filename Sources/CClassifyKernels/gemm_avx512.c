@@ -151,13 +151,6 @@ CLS_AVX512 static void rect(const gemm_job *g, size_t block_begin, size_t block_
 // against the AVX2 tiles these widths took before. Full panels (16, 32, 48, 64) gained nothing
 // from taller tiles (BlazeFace's layers, Lite0's 112x112 x 32 -> 16), so they stay on rect.
 
-enum { NARROW_ACCUMULATORS = 24 };
-
-int cls_gemm_avx512_narrow_rows(size_t n) {
-    if (n <= GEMM_PANEL || n > GROUP * GEMM_PANEL || n % GEMM_PANEL == 0 || n % GEMM_PANEL > 8) return 0;
-    return NARROW_ACCUMULATORS / (int)((n + GEMM_PANEL - 1) / GEMM_PANEL);
-}
-
 CLS_AVX512 void cls_gemm_task_avx512_narrow(void *context, int task) {
     const gemm_job *g = context;
     const int np = (int)g->panels, nr_last = (int)(g->n - (g->panels - 1) * GEMM_PANEL);

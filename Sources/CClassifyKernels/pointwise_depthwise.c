@@ -84,50 +84,34 @@ static void pd_task(void *context, int task) {
     }
 }
 
-size_t cls_pointwise_depthwise_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows) {
-    return (size_t)((band_rows - 1) * stride_h + kernel_h) * in_w * mid_c;
+size_t cls_pointwise_depthwise_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows, int out_w,
+                                       int quantizes) {
+    const size_t expanded = (size_t)((band_rows - 1) * stride_h + kernel_h) * in_w * mid_c;
+    return expanded + (quantizes ? (size_t)band_rows * out_w * mid_c : 0);
 }
-
-size_t cls_pointwise_depthwise_u8_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows, int out_w) {
-    return cls_pointwise_depthwise_scratch(in_w, mid_c, kernel_h, stride_h, band_rows) + (size_t)band_rows * out_w * mid_c;
-}
-
-static void pd_run(pd_job *j, size_t scratch_floats) {
-    int pipelines = cls_parallel_thread_count();
-    size_t fit = j->pipeline_floats ? scratch_floats / j->pipeline_floats : 1;
-    if ((size_t)pipelines > fit) pipelines = (int)fit;
-    if (pipelines > j->out_h) pipelines = j->out_h;
-    if (pipelines < 1) pipelines = 1;
-    j->pipelines = pipelines;
-    cls_parallel_run(pd_task, j, pipelines);
-}
-
-#define PD_JOB                                                                                                         \
-    .input = input, .in_h = in_h, .in_w = in_w, .in_c = in_c, .pw_packed = pw_packed, .pw_bias = pw_bias,             \
-    .mid_c = mid_c, .pw_lower = pw_lower, .pw_upper = pw_upper, .dw_weights = dw_weights, .dw_bias = dw_bias,          \
-    .kernel_h = kernel_h, .kernel_w = kernel_w, .stride_h = stride_h, .stride_w = stride_w, .pad_top = pad_top,        \
-    .pad_left = pad_left, .dw_lower = dw_lower, .dw_upper = dw_upper, .out_h = out_h, .out_w = out_w,                  \
-    .scratch = scratch, .band_rows = band_rows < 1 ? 1 : band_rows
 
 void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
                              const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
                              const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
                              int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper, float *output,
-                             int out_h, int out_w, int band_rows, float *scratch, size_t scratch_floats) {
-    pd_job j = {PD_JOB, .output = output};
-    j.pipeline_floats = cls_pointwise_depthwise_scratch(in_w, mid_c, kernel_h, stride_h, j.band_rows);
-    pd_run(&j, scratch_floats);
+                             const float *q_multipliers, int q_zero_point, uint8_t *q, size_t q_stride, int out_h,
+                             int out_w, int band_rows, float *scratch, size_t scratch_floats) {
+    if (band_rows < 1) band_rows = 1;
+    pd_job j = {
+        .input = input, .in_h = in_h, .in_w = in_w, .in_c = in_c, .pw_packed = pw_packed, .pw_bias = pw_bias,
+        .mid_c = mid_c, .pw_lower = pw_lower, .pw_upper = pw_upper, .dw_weights = dw_weights, .dw_bias = dw_bias,
+        .kernel_h = kernel_h, .kernel_w = kernel_w, .stride_h = stride_h, .stride_w = stride_w, .pad_top = pad_top,
+        .pad_left = pad_left, .dw_lower = dw_lower, .dw_upper = dw_upper, .output = output, .out_h = out_h,
+        .out_w = out_w, .q_multipliers = q_multipliers, .q_zero_point = q_zero_point, .q = q, .q_stride = q_stride,
+        .scratch = scratch, .band_rows = band_rows,
+    };
+    j.band_floats = q ? (size_t)band_rows * out_w * mid_c : 0;
+    j.pipeline_floats = cls_pointwise_depthwise_scratch(in_w, mid_c, kernel_h, stride_h, band_rows, out_w, q != NULL);
+    int pipelines = cls_parallel_thread_count();
+    size_t fit = j.pipeline_floats ? scratch_floats / j.pipeline_floats : 1;
+    if ((size_t)pipelines > fit) pipelines = (int)fit;
+    if (pipelines > out_h) pipelines = out_h;
+    if (pipelines < 1) pipelines = 1;
+    j.pipelines = pipelines;
+    cls_parallel_run(pd_task, &j, pipelines);
 }
-
-void cls_pointwise_depthwise_u8(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
-                                const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
-                                const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
-                                int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper,
-                                const float *multipliers, int zero_point, uint8_t *q, size_t q_stride, int out_h,
-                                int out_w, int band_rows, float *scratch, size_t scratch_floats) {
-    pd_job j = {PD_JOB, .q_multipliers = multipliers, .q_zero_point = zero_point, .q = q, .q_stride = q_stride};
-    j.band_floats = (size_t)j.band_rows * out_w * mid_c;
-    j.pipeline_floats = cls_pointwise_depthwise_u8_scratch(in_w, mid_c, kernel_h, stride_h, j.band_rows, out_w);
-    pd_run(&j, scratch_floats);
-}
-#undef PD_JOB

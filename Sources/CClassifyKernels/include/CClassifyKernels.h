@@ -123,6 +123,11 @@ void cls_flush_denormals_end(unsigned saved);
 
 /// Floats needed by cls_gemm_pack_weights: n rounded up to 16, times k.
 size_t cls_gemm_packed_count(size_t k, size_t n);
+
+/// Nonzero when the AVX-512 GEMM runs n outputs with a partly empty 16-channel panel and no
+/// narrow tile of its own for that width (n of 1-16 not 16, or past 64 not a multiple of 16, or
+/// a last panel of 9-15): the widths where the sparse 1x1 kernel can beat it.
+int cls_gemm_avx512_leaves_panel_empty(size_t n);
 /// Packs weights given as [n][k] (each output channel's k inputs contiguous, as PyTorch stores a
 /// 1x1 convolution) into panels of 16 output channels, packed[n/16][k][16], zero past n.
 void cls_gemm_pack_weights(const float *weights, size_t k, size_t n, float *packed);
@@ -157,30 +162,24 @@ void cls_max_pool(const float *input, int in_h, int in_w, int channels, int kern
                   int stride_w, float *output, int out_h, int out_w);
 
 /// Floats of scratch one pipeline of cls_pointwise_depthwise needs: the expanded rows under one
-/// band of band_rows output rows.
-size_t cls_pointwise_depthwise_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows);
+/// band of band_rows output rows, and when it `quantizes`, the band's own depthwise output (for
+/// the paths that quantize after the convolution).
+size_t cls_pointwise_depthwise_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows, int out_w,
+                                       int quantizes);
 /// A pointwise convolution (in_c -> mid_c, packed as for cls_gemm_packed, clamp pw_lower/upper)
 /// followed by a depthwise one (as cls_depthwise_conv2d, clamp dw_lower/upper), computed in
 /// bands of band_rows output rows so the expanded map only ever exists a few rows at a time in
-/// scratch. With n threads configured, up to n pipelines run, as many as fit in scratch_floats
-/// (one needs cls_pointwise_depthwise_scratch floats). Same result as running the two in turn.
+/// scratch. The depthwise output goes to `output` as floats, or, when `q` is not NULL, to q as
+/// cls_depthwise_conv2d_u8 writes it (uint8 rows q_stride bytes apart, quantized with
+/// q_multipliers and q_zero_point; `output` unused). With n threads configured, up to n pipelines
+/// run, as many as fit in scratch_floats (one needs cls_pointwise_depthwise_scratch floats). Same
+/// result as running the two in turn.
 void cls_pointwise_depthwise(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
                              const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
                              const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
                              int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper, float *output,
-                             int out_h, int out_w, int band_rows, float *scratch, size_t scratch_floats);
-
-/// Floats of scratch one pipeline of cls_pointwise_depthwise_u8 needs: the expanded rows under a
-/// band and the band's own depthwise output (on the paths that quantize after the convolution).
-size_t cls_pointwise_depthwise_u8_scratch(int in_w, int mid_c, int kernel_h, int stride_h, int band_rows, int out_w);
-/// cls_pointwise_depthwise writing the depthwise output as cls_depthwise_conv2d_u8 does: uint8
-/// rows q_stride bytes apart, quantized with `multipliers` and `zero_point`, not floats.
-void cls_pointwise_depthwise_u8(const float *input, int in_h, int in_w, int in_c, const float *pw_packed,
-                                const float *pw_bias, int mid_c, float pw_lower, float pw_upper,
-                                const float *dw_weights, const float *dw_bias, int kernel_h, int kernel_w, int stride_h,
-                                int stride_w, int pad_top, int pad_left, float dw_lower, float dw_upper,
-                                const float *multipliers, int zero_point, uint8_t *q, size_t q_stride, int out_h,
-                                int out_w, int band_rows, float *scratch, size_t scratch_floats);
+                             const float *q_multipliers, int q_zero_point, uint8_t *q, size_t q_stride, int out_h,
+                             int out_w, int band_rows, float *scratch, size_t scratch_floats);
 
 /// Dot products of fp32 vectors with binary16 rows (little-endian IEEE half bits, e.g. stored
 /// feature prints): out[q * count + r] = sum_k queries[q * dim + k] * half(rows[r * dim + k]).

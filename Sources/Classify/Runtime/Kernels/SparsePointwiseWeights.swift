@@ -37,9 +37,7 @@ struct SparsePointwiseWeights: Sendable {
     ///
     /// Usage: `if SparsePointwiseWeights.beatsDense(outChannels: 8, on: .avx512) { ... }`
     static func beatsDense(outChannels: Int, on path: KernelPath) -> Bool {
-        let partPanel = outChannels % 16
-        let narrowTiles = outChannels > 16 && outChannels <= 64 && partPanel <= 8
-        return enabled && (path != .avx512 || (partPanel != 0 && !narrowTiles))
+        enabled && (path != .avx512 || cls_gemm_avx512_leaves_panel_empty(outChannels) != 0)
     }
 
     /// Floats of scratch for up to `maximumTasks` threads.

@@ -16,15 +16,8 @@ struct PointwiseDepthwiseOperation: GraphOperation {
     let depthwise: Conv2DOperation
     /// Output rows per band: the expanded rows one band needs fit in `bandBytes`.
     let bandRows: Int
-    /// Set when the output is an int8 pointwise convolution's uint8 input (rows `rowBytes` apart).
-    private(set) var quantizedOutput: QuantizedOutput?
-
-    /// How the output is quantized: the reading convolution's multipliers and zero point.
-    struct QuantizedOutput {
-        let multipliers: AlignedArray<Float>
-        let zeroPoint: Int32
-        let rowBytes: Int
-    }
+    /// Set when the output is an int8 pointwise convolution's uint8 input rows.
+    private(set) var quantizedOutput: QuantizedRows?
 
     /// Fused when the expanded map is larger than L2 (512 KB per core here), where it would
     /// otherwise be written to and read back from memory.
@@ -48,11 +41,9 @@ struct PointwiseDepthwiseOperation: GraphOperation {
     /// This op writing the uint8 input of the int8 convolution of `matrix` instead of floats; nil
     /// unless the depthwise convolution has no fused residual and its channels are `matrix`'s inputs.
     func quantizing(for matrix: QuantizedMatrix) -> PointwiseDepthwiseOperation? {
-        guard depthwise.residual == nil, depthwise.outputShape.channels == matrix.inputs,
-            matrix.rowBytes <= matrix.inputs * MemoryLayout<Float>.size
-        else { return nil }
+        guard depthwise.residual == nil, let rows = QuantizedRows(channels: depthwise.outputShape.channels, for: matrix) else { return nil }
         var fused = self
-        fused.quantizedOutput = QuantizedOutput(multipliers: matrix.multipliers, zeroPoint: Int32(matrix.input.zeroPoint), rowBytes: matrix.rowBytes)
+        fused.quantizedOutput = rows
         return fused
     }
 
@@ -65,34 +56,22 @@ struct PointwiseDepthwiseOperation: GraphOperation {
     }
 
     var scratchCount: Int {
-        let width = Int32(expand.outputShape.width), channels = Int32(expand.outputShape.channels)
-        let kernel = Int32(depthwise.kernel.height), stride = Int32(depthwise.stride.height)
-        let pipeline = quantizedOutput == nil
-            ? cls_pointwise_depthwise_scratch(width, channels, kernel, stride, Int32(bandRows))
-            : cls_pointwise_depthwise_u8_scratch(width, channels, kernel, stride, Int32(bandRows), Int32(depthwise.outputShape.width))
-        return Self.maximumPipelines * pipeline
+        Self.maximumPipelines * cls_pointwise_depthwise_scratch(
+            Int32(expand.outputShape.width), Int32(expand.outputShape.channels), Int32(depthwise.kernel.height),
+            Int32(depthwise.stride.height), Int32(bandRows), Int32(depthwise.outputShape.width), quantizedOutput == nil ? 0 : 1)
     }
 
     func run(inputs: [UnsafePointer<Float>], output: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         let (expandLower, expandUpper) = expand.activation.clampRange
         let (lower, upper) = depthwise.activation.clampRange
         let source = expand.inputShape, middle = expand.outputShape, result = depthwise.outputShape
-        guard let quantizedOutput else {
-            cls_pointwise_depthwise(
-                inputs[0], Int32(source.height), Int32(source.width), Int32(source.channels),
-                expand.packedWeights.base, expand.bias.base, Int32(middle.channels), expandLower, expandUpper,
-                depthwise.packedWeights.base, depthwise.bias.base, Int32(depthwise.kernel.height), Int32(depthwise.kernel.width),
-                Int32(depthwise.stride.height), Int32(depthwise.stride.width), Int32(depthwise.padding.top), Int32(depthwise.padding.left),
-                lower, upper, output, Int32(result.height), Int32(result.width), Int32(bandRows), scratch, scratchCount)
-            return
-        }
-        cls_pointwise_depthwise_u8(
+        let rows = quantizedOutput
+        cls_pointwise_depthwise(
             inputs[0], Int32(source.height), Int32(source.width), Int32(source.channels),
             expand.packedWeights.base, expand.bias.base, Int32(middle.channels), expandLower, expandUpper,
             depthwise.packedWeights.base, depthwise.bias.base, Int32(depthwise.kernel.height), Int32(depthwise.kernel.width),
             Int32(depthwise.stride.height), Int32(depthwise.stride.width), Int32(depthwise.padding.top), Int32(depthwise.padding.left),
-            lower, upper, quantizedOutput.multipliers.base, quantizedOutput.zeroPoint,
-            UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt8.self), quantizedOutput.rowBytes,
+            lower, upper, output, rows?.multipliers.base, rows?.zeroPoint ?? 0, rows?.bytes(of: output), rows?.rowBytes ?? 0,
             Int32(result.height), Int32(result.width), Int32(bandRows), scratch, scratchCount)
     }
 }

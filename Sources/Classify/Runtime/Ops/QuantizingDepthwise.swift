@@ -6,27 +6,23 @@ import CClassifyKernels
 /// in the depthwise store (`cls_depthwise_conv2d_u8`), so the map is neither written as floats
 /// nor read again to be quantized.
 ///
-/// The uint8 rows (`QuantizedMatrix.rowBytes` apart) fit in the output value's float-sized
-/// buffer, where the reading op (`QuantizedPointwiseConvOperation.readingQuantizedInput()`)
+/// The uint8 rows (`QuantizedRows`) fit in the output value's float-sized buffer, where the
+/// reading op (`QuantizedPointwiseConvOperation.readingQuantizedInput()`)
 /// takes them. Built by `GraphCompiler.fuseQuantizedInputs`.
 ///
 /// Usage: `let fused = QuantizingDepthwiseOperation(depthwise: conv, for: projection.matrix)`
 struct QuantizingDepthwiseOperation: GraphOperation {
     let depthwise: Conv2DOperation
-    let multipliers: AlignedArray<Float>
-    let zeroPoint: Int32
-    let rowBytes: Int
+    let rows: QuantizedRows
 
     /// Nil unless `depthwise` is a depthwise convolution without a fused residual whose channels
     /// are the inputs of `matrix`.
     init?(depthwise: Conv2DOperation, for matrix: QuantizedMatrix) {
-        guard depthwise.strategy == .depthwise, depthwise.residual == nil, depthwise.outputShape.channels == matrix.inputs,
-            matrix.rowBytes <= matrix.inputs * MemoryLayout<Float>.size
+        guard depthwise.strategy == .depthwise, depthwise.residual == nil,
+            let rows = QuantizedRows(channels: depthwise.outputShape.channels, for: matrix)
         else { return nil }
         self.depthwise = depthwise
-        multipliers = matrix.multipliers
-        zeroPoint = Int32(matrix.input.zeroPoint)
-        rowBytes = matrix.rowBytes
+        self.rows = rows
     }
 
     var name: String { depthwise.name }
@@ -43,7 +39,7 @@ struct QuantizingDepthwiseOperation: GraphOperation {
             inputs[0], Int32(input.height), Int32(input.width), Int32(input.channels),
             depthwise.packedWeights.base, depthwise.bias.base, Int32(depthwise.kernel.height), Int32(depthwise.kernel.width),
             Int32(depthwise.stride.height), Int32(depthwise.stride.width), Int32(depthwise.padding.top), Int32(depthwise.padding.left),
-            Int32(shape.height), Int32(shape.width), lower, upper, multipliers.base, zeroPoint,
-            UnsafeMutableRawPointer(output).assumingMemoryBound(to: UInt8.self), rowBytes, scratch)
+            Int32(shape.height), Int32(shape.width), lower, upper, rows.multipliers.base, rows.zeroPoint,
+            rows.bytes(of: output), rows.rowBytes, scratch)
     }
 }
