@@ -169,7 +169,7 @@ CLS_INLINE void dw_rows(const dw_job *j, const int KW, const int S, int oy0, int
     // 1-pixel tiles. 3x3 windows reuse less, so they sweep all channels per tile (contiguous,
     // prefetcher-friendly), with 1-pixel tiles for the rest of the interior and dw_pixel for the
     // one border column on each side; measured faster for them.
-    const int group = dw_channel_group(j, c_vec_end - c0);
+    const int group = dw_channel_group(j, c_vec_end - c0, DW_GROUP_BYTES, 0, 16);
     for (int g0 = c0; g0 < c_vec_end; g0 += group) {
         const int g1 = g0 + group < c_vec_end ? g0 + group : c_vec_end;
         for (int oy = oy0; oy < oy1; oy++) {

@@ -23,14 +23,17 @@ typedef struct {
 #define DW_GROUP_BYTES (16 * 1024)
 #endif
 
-/// Channels swept together over the map by the AVX2 and portable paths: all `channels` for 3x3
-/// windows; for 5x5 and larger, a multiple of 16 small enough that the window rows of the group stay
-/// in L1 (KH rows x in_w pixels x group floats within DW_GROUP_BYTES). See depthwise.c for why; the
-/// AVX-512 path has its own rule (channel_group in depthwise_avx512.c).
-static inline int dw_channel_group(const dw_job *j, int channels) {
+/// Channels swept together over the map: all `channels` for 3x3 windows; for 5x5 and larger, a
+/// multiple of 16, at least `minimum`, small enough above that for the group's window rows (KH rows
+/// x in_w pixels), and with `count_weights` its KH x KW weights, to stay within `budget` bytes of
+/// L1. Each path passes its own figures: AVX2 and portable (depthwise.c, which says why) 16 KB of
+/// rows, at least 16; AVX-512 24 KB of rows and weights, at least 32 (depthwise_avx512.c).
+static inline int dw_channel_group(const dw_job *j, int channels, size_t budget, int count_weights, int minimum) {
     if (j->kernel_w < 5) return channels;
-    int group = (int)(DW_GROUP_BYTES / ((size_t)j->kernel_h * j->in_w * sizeof(float))) / 16 * 16;
-    return group < 16 ? 16 : group;
+    const size_t taps = count_weights ? (size_t)j->kernel_h * j->kernel_w : 0;
+    int group = (int)(budget / (((size_t)j->kernel_h * j->in_w + taps) * sizeof(float))) / 16 * 16;
+    if (group < minimum) group = minimum;
+    return group < channels ? group : channels;
 }
 
 /// Task `task` of a job split into row_tasks x channel_tasks (channel ranges on multiples of 16).

@@ -9,7 +9,7 @@
 // worked out once per tile (the same for every window row and channel block); the last tile of a
 // row moves left to end at the row's end. 5x5 windows sweep the map in channel groups small
 // enough that the window rows stay in L1, as in depthwise.c, but of at least 32 channels
-// (channel_group). Maps narrower than 4 pixels and other
+// (dw_channel_group with this file's figures). Maps narrower than 4 pixels and other
 // shapes go pixel by pixel with every tap checked.
 
 #if CLS_HAS_AVX512_VARIANT
@@ -123,22 +123,14 @@ CLS_AVX512 CLS_INLINE void tile_channels(const dw_job *j, const int KW, const in
     else if (rest > 0) tile(j, KW, S, 1, CHECKED, valid, oy, ox, c, rest, ky_lo, ky_hi);
 }
 
-// Channels swept together over the map on this path: all of them for 3x3 windows; for 5x5, groups
-// whose window rows and weights fit in L1 (KH rows x in_w pixels + KH x KW taps, per channel, within
-// GROUP_BYTES), but never fewer than 32, so that every tile but a group's last runs two channel
+// This path's channel groups (dw_channel_group): for 5x5 windows, groups whose window rows and
+// weights fit in L1 (KH rows x in_w pixels + KH x KW taps, per channel, within GROUP_BYTES), but
+// never fewer than 32, so that every tile but a group's last runs two channel
 // vectors, 8 accumulators (with 16, 28x28 maps got one-vector tiles, 4 accumulators, too few for the
 // FMAs' latency). Against depthwise.c's rule (rows only, 16 KB, groups of 16), measured on the Xeon
 // family 6 model 207 (int8 network, minimum of 300): 28x28x240 0.147 -> 0.106 ms, 56x56x144 /2 0.127 ->
 // 0.108, 14x14x672 0.087 -> 0.078, the 7x7x1152 layers unchanged (docs/performance.md).
 enum { GROUP_BYTES = 24 * 1024, MIN_GROUP = 32 };
-
-CLS_INLINE int channel_group(const dw_job *j, const int KW, int channels) {
-    if (KW < 5) return channels;
-    const size_t per_channel = ((size_t)j->kernel_h * j->in_w + (size_t)j->kernel_h * KW) * sizeof(float);
-    int group = (int)(GROUP_BYTES / per_channel) / 16 * 16;
-    if (group < MIN_GROUP) group = MIN_GROUP;
-    return group < channels ? group : channels;
-}
 
 CLS_AVX512 CLS_INLINE void rows(const dw_job *j, const int KW, const int S, int oy0, int oy1, int c0, int c1) {
     const int KH = j->kernel_h;
@@ -147,7 +139,7 @@ CLS_AVX512 CLS_INLINE void rows(const dw_job *j, const int KW, const int S, int 
             for (int ox = 0; ox < j->out_w; ox++) pixel(j, oy, ox, c0, c1);
         return;
     }
-    const int group = channel_group(j, KW, c1 - c0);
+    const int group = dw_channel_group(j, c1 - c0, GROUP_BYTES, 1, MIN_GROUP);
     for (int g0 = c0; g0 < c1; g0 += group) {
         const int g1 = g0 + group < c1 ? g0 + group : c1;
         for (int oy = oy0; oy < oy1; oy++) {
