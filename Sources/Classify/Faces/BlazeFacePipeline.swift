@@ -3,7 +3,9 @@
 ///
 /// 1. Letterbox the whole image into the 192 x 192 input (`Letterbox`: aspect kept, centered,
 ///    border pixel 0), area-resampled (`AreaResampling`; MediaPipe warps bilinearly), scaled to
-///    [-1, 1] by the network's own mean and std (127.5, 127.5).
+///    [-1, 1] by the network's own mean and std (127.5, 127.5). The enlarged look
+///    (`BlazeFaceViews.shortSide`) letterboxes it again into a larger input shaped like it, on
+///    which the fully convolutional network gives a quarter-size grid of anchors.
 /// 2. Run the network: 2,304 anchors of 16 box and keypoint values and one face logit.
 /// 3. Decode against the SSD anchors (`FaceDetectionDecoding`), score = sigmoid of the clipped
 ///    logit, candidates from `decoding.minimumScore`.
@@ -25,7 +27,7 @@ struct BlazeFacePipeline: Sendable {
         var anchorOptions = SSDAnchorOptions.blazeFaceFullRange
         anchorOptions.inputWidth = input.width
         anchorOptions.inputHeight = input.height
-        decoding = FaceDetectionDecoding(anchors: SSDAnchor.anchors(anchorOptions), scale: Double(input.width))
+        decoding = FaceDetectionDecoding(anchors: SSDAnchor.anchors(anchorOptions), scaleX: Double(input.width), scaleY: Double(input.height))
         let file = network.directoryName + "/model.json"
         guard input.width == input.height else {
             throw .invalidGraph(file: file, node: input.name, reason: "BlazeFace needs a square input, not \(input.width)x\(input.height)")
@@ -43,7 +45,24 @@ struct BlazeFacePipeline: Sendable {
 
     /// The network's raw outputs for one image: `boxes` (16 per anchor) and `scores` (logits).
     func rawOutputs(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
-        try rawOutputs(.whole(pixels), view: BlazeFaceViews.Rectangle(x: 0, y: 0, width: width, height: height, isTile: false))
+        let input = network.description.input
+        return try rawOutputs(.whole(pixels), view: BlazeFaceViews.Rectangle(x: 0, y: 0, width: width, height: height, isTile: false),
+                              inputWidth: input.width, inputHeight: input.height)
+    }
+
+    /// The decoding of an input of `width x height` (`decoding` at the network's declared size;
+    /// else its anchors laid over that input's grid, the offsets scaled by its sides).
+    func decoding(inputWidth width: Int, inputHeight height: Int) -> FaceDetectionDecoding {
+        let input = network.description.input
+        guard width != input.width || height != input.height else { return decoding }
+        var options = SSDAnchorOptions.blazeFaceFullRange
+        options.inputWidth = width
+        options.inputHeight = height
+        var sized = decoding
+        sized.anchors = SSDAnchor.anchors(options)
+        sized.scaleX = Double(width)
+        sized.scaleY = Double(height)
+        return sized
     }
 
     /// Where a view's input is resampled from: the image itself when it is looked at once, else
@@ -53,12 +72,13 @@ struct BlazeFacePipeline: Sendable {
         case table(AreaResampling)
     }
 
-    /// The network's raw outputs for one view (a rectangle of the image, letterboxed alone).
-    private func rawOutputs(_ source: Source, view: BlazeFaceViews.Rectangle) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
+    /// The network's raw outputs for one view (a rectangle of the image, letterboxed alone into
+    /// an input of `inputWidth x inputHeight`).
+    private func rawOutputs(_ source: Source, view: BlazeFaceViews.Rectangle, inputWidth: Int, inputHeight: Int) throws(ModelLoadingError) -> (letterbox: Letterbox, boxes: [Float], logits: [Float]) {
         let input = network.description.input
-        let letterbox = Letterbox(imageWidth: view.width, imageHeight: view.height, side: input.width)
+        let letterbox = Letterbox(imageWidth: view.width, imageHeight: view.height, inputWidth: inputWidth, inputHeight: inputHeight)
         let border = ((0 - input.mean[0]) / input.std[0], (0 - input.mean[1]) / input.std[1], (0 - input.mean[2]) / input.std[2])
-        let outputs = try network.run(height: input.height, width: input.width) { buffer in
+        let outputs = try network.run(height: inputHeight, width: inputWidth) { buffer in
             switch source {
             case .whole(let pixels): letterbox.fill(from: pixels, mean: input.mean, std: input.std, border: border, into: buffer.baseAddress!)
             case .table(let resampling): letterbox.fill(from: resampling, region: (view.x, view.y), border: border, into: buffer.baseAddress!)
@@ -72,14 +92,20 @@ struct BlazeFacePipeline: Sendable {
     /// candidates are mapped to the image, a tile's candidates cut by one of its inner edges are
     /// dropped, and all views' candidates are merged by one weighted non-maximum suppression.
     func detect(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, views: BlazeFaceViews = .whole) throws(ModelLoadingError) -> [FaceCandidate] {
+        try detect(pixels: pixels, width: width, height: height, views: views, rectangles: views.rectangles(width: width, height: height))
+    }
+
+    /// Faces in some of `views`' rectangles (`rectangles`; tests look through one alone).
+    func detect(pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, views: BlazeFaceViews, rectangles: [BlazeFaceViews.Rectangle]) throws(ModelLoadingError) -> [FaceCandidate] {
         guard width > 0, height > 0, pixels.count >= width * height * 3 else { return [] }
         let input = network.description.input
-        let rectangles = views.rectangles(width: width, height: height)
-        let source: Source = rectangles.count == 1 && !rectangles[0].isTile
+        let source: Source = !rectangles.contains(where: \.isTile)
             ? .whole(pixels) : .table(AreaResampling(pixels, width: width, height: height, mean: input.mean, std: input.std))
         var candidates: [FaceCandidate] = []
         for view in rectangles {
-            let (letterbox, boxes, logits) = try rawOutputs(source, view: view)
+            let shape = views.input(of: view, side: input.width)
+            let (letterbox, boxes, logits) = try rawOutputs(source, view: view, inputWidth: shape.width, inputHeight: shape.height)
+            let decoding = decoding(inputWidth: shape.width, inputHeight: shape.height)
             let found = boxes.withUnsafeBufferPointer { boxes in
                 logits.withUnsafeBufferPointer { logits in decoding.candidates(boxes: boxes, logits: logits) }
             }

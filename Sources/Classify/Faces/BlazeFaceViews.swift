@@ -12,9 +12,35 @@ public struct BlazeFaceViews: Sendable, Hashable, Codable {
     /// Least overlap of neighbouring tiles as a fraction of the short side, so that a face of up
     /// to this size lies wholly inside some tile. Usage: `views.minimumOverlap  // 0.15`
     public var minimumOverlap: Double
+    /// A second look at the whole image, through an input shaped like it with this short side in
+    /// pixels (a multiple of 32 above 192; the long side follows the image's aspect ratio, rounded
+    /// up to a multiple of 32): the network is fully convolutional, so a larger input sees small
+    /// faces larger, at the cost of its area. The 192 x 192 view still runs: it finds the large
+    /// faces the larger input misses. nil: no second look.
+    /// Usage: `views.shortSide  // 320`
+    public var shortSide: Int?
 
     /// One view of the whole image. Usage: `BlazeFaceViews.whole`
     public static let whole = BlazeFaceViews(tileSide: nil, minimumOverlap: 0)
+
+    /// The whole image at 192 x 192 and again at an input of `shortSide` (rounded up to a
+    /// multiple of 32, at least 224). Usage: `BlazeFaceViews.enlarged(shortSide: 320)`
+    public static func enlarged(shortSide: Int) -> BlazeFaceViews {
+        BlazeFaceViews(tileSide: nil, minimumOverlap: 0, shortSide: Self.multiple(of: 32, atLeast: max(shortSide, 224)))
+    }
+
+    /// The smallest multiple of `step` at or above `value`.
+    private static func multiple(of step: Int, atLeast value: Int) -> Int { (value + step - 1) / step * step }
+
+    /// The network input of `view` in a `width x height` image: `side x side` unless the view is
+    /// the enlarged look, then shaped like the image.
+    func input(of view: Rectangle, side: Int) -> (width: Int, height: Int) {
+        guard view.isEnlarged, let shortSide, shortSide > side else { return (side, side) }
+        let width = view.width, height = view.height
+        let long = Self.multiple(of: 32, atLeast: (shortSide * max(width, height) + min(width, height) - 1) / min(width, height))
+        let capped = min(long, 4 * shortSide)  // a panorama keeps its short side; the long side is letterboxed
+        return width >= height ? (capped, shortSide) : (shortSide, capped)
+    }
 
     /// The whole image and a grid of square tiles of `side` times the short side.
     /// Usage: `BlazeFaceViews.tiled(side: 0.6)`
@@ -27,12 +53,17 @@ public struct BlazeFaceViews: Sendable, Hashable, Codable {
     struct Rectangle: Sendable, Equatable {
         var x: Int, y: Int, width: Int, height: Int
         var isTile: Bool
+        /// The whole image's second look, at `shortSide`.
+        var isEnlarged = false
     }
 
-    /// The whole image first, then the tiles row by row (none when a tile would not be smaller
-    /// than the image, or the image is too small to tile).
+    /// The whole image first, then its enlarged look (with `shortSide`), then the tiles row by row
+    /// (none when a tile would not be smaller than the image, or the image is too small to tile).
     func rectangles(width: Int, height: Int) -> [Rectangle] {
         var views = [Rectangle(x: 0, y: 0, width: width, height: height, isTile: false)]
+        if shortSide != nil, width > 0, height > 0 {
+            views.append(Rectangle(x: 0, y: 0, width: width, height: height, isTile: false, isEnlarged: true))
+        }
         guard let tileSide, tileSide > 0, tileSide < 1, width > 0, height > 0 else { return views }
         let short = min(width, height)
         let side = max(1, Int((Double(short) * tileSide).rounded()))

@@ -26,8 +26,8 @@ struct FaceCandidate: Sendable, Equatable {
 /// Turns an SSD face detector's raw outputs into candidates, as MediaPipe's
 /// `TensorsToDetectionsCalculator` does with BlazeFace's options (`face_detection.pbtxt`): per
 /// anchor, `coordinates` values (`reverse_output_order`: x before y) holding the box center
-/// offset, width and height, then `keypointCount` (x, y) pairs, all in units of 1 / `scale`
-/// times the anchor's size, offsets from the anchor's center; the score is the sigmoid of the
+/// offset, width and height, then `keypointCount` (x, y) pairs, all in units of 1 / `scaleX`
+/// (x) or 1 / `scaleY` (y) times the anchor's size, offsets from the anchor's center; the score is the sigmoid of the
 /// logit clamped to +-`scoreClipping`. Candidates below `minimumScore`, with negative or NaN
 /// width or height, are dropped.
 struct FaceDetectionDecoding: Sendable {
@@ -35,8 +35,10 @@ struct FaceDetectionDecoding: Sendable {
     var coordinates = 16
     var keypointCount = 6
     var keypointOffset = 4
-    /// x_scale = y_scale = w_scale = h_scale = 192 (the input size) for BlazeFace full range.
-    var scale: Double = 192
+    /// x_scale = w_scale = 192 (the input width) for BlazeFace full range at 192 x 192.
+    var scaleX: Double = 192
+    /// y_scale = h_scale = 192 (the input height) for BlazeFace full range at 192 x 192.
+    var scaleY: Double = 192
     var scoreClipping: Double = 100
     /// 0.5: below MediaPipe's own 0.6 (`min_score_thresh`), so the caller's threshold decides.
     var minimumScore: Double = 0.5
@@ -52,15 +54,15 @@ struct FaceDetectionDecoding: Sendable {
             let score = 1 / (1 + exp(-logit))
             guard score >= minimumScore else { continue }  // also drops NaN
             let raw = boxes.baseAddress! + index * coordinates
-            let centerX = Double(raw[0]) / scale * anchor.width + anchor.centerX
-            let centerY = Double(raw[1]) / scale * anchor.height + anchor.centerY
-            let width = Double(raw[2]) / scale * anchor.width, height = Double(raw[3]) / scale * anchor.height
+            let centerX = Double(raw[0]) / scaleX * anchor.width + anchor.centerX
+            let centerY = Double(raw[1]) / scaleY * anchor.height + anchor.centerY
+            let width = Double(raw[2]) / scaleX * anchor.width, height = Double(raw[3]) / scaleY * anchor.height
             guard width >= 0, height >= 0 else { continue }  // also drops NaN
             var keypoints: [Double] = []
             keypoints.reserveCapacity(keypointCount * 2)
             for k in 0..<keypointCount {
-                keypoints.append(Double(raw[keypointOffset + 2 * k]) / scale * anchor.width + anchor.centerX)
-                keypoints.append(Double(raw[keypointOffset + 2 * k + 1]) / scale * anchor.height + anchor.centerY)
+                keypoints.append(Double(raw[keypointOffset + 2 * k]) / scaleX * anchor.width + anchor.centerX)
+                keypoints.append(Double(raw[keypointOffset + 2 * k + 1]) / scaleY * anchor.height + anchor.centerY)
             }
             result.append(FaceCandidate(
                 xMin: centerX - width / 2, yMin: centerY - height / 2, xMax: centerX + width / 2, yMax: centerY + height / 2,

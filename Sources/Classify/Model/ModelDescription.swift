@@ -78,8 +78,11 @@ public struct ModelDescription: Codable, Sendable {
         public var ceilMode: Bool?
         /// Conv2D with `padding` `explicit` only: zeros added [top, left, bottom, right].
         public var pads: [Int]?
-        /// ResizeBilinear only: the output [height, width].
+        /// ResizeBilinear only: the output [height, width] (or `scale`).
         public var size: [Int]?
+        /// ResizeBilinear only: the output as whole multiples [height, width] of the input, so the
+        /// network runs at any input size (instead of `size`).
+        public var scale: [Int]?
         /// ResizeBilinear only: TensorFlow's `align_corners` (corner pixels' centers line up).
         public var alignCorners: Bool?
         /// ResizeBilinear only: TensorFlow's `half_pixel_centers` (pixel centers at +0.5).

@@ -79,7 +79,8 @@ struct FaceRecallBenchCommand: ParsableCommand {
                 detector.views = .whole
             } else if parts[0] == "whole" { detector.views = .whole }
             else if parts[0].hasPrefix("tiles"), let f = Double(parts[0].dropFirst(5)), f > 0, f < 1 { detector.views = .tiled(side: f) }
-            else { throw ValidationError("variant '\(spec)': views are whole, thorough or tilesF") }
+            else if parts[0].hasPrefix("enlarged"), let s = Int(parts[0].dropFirst(8)), s >= 192 { detector.views = .enlarged(shortSide: s) }
+            else { throw ValidationError("variant '\(spec)': views are whole, thorough, tilesF or enlargedS (S >= 192 pixels)") }
             variants.append(Variant(name: String(spec), detector: detector, addsMTCNN: addsMTCNN))
         }
         var truthBlaze = FaceDetector(model: blazeModel)

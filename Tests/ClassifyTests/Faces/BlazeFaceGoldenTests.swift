@@ -122,6 +122,35 @@ struct BlazeFaceGoldenTests {
         }
     }
 
+    /// The network run fully convolutionally on an input twice as large, shaped like the photo
+    /// (the enlarged look alone, without the 192 x 192 view), finds the reference's faces in the
+    /// same places: the `scale` upsamplings, the anchors over the larger grid and the per-axis
+    /// decoding agree with TFLite's 192 x 192 run. Not to the pixel: the network sees each face at
+    /// twice the size and regresses its box a little differently (the group photo's faces come
+    /// out 35 px wide instead of 30, at scores 0.83-0.90 instead of 0.64-0.79), so centers are
+    /// held to a fifth of the face's width, sizes to 0.8-1.3 times, keypoints to a quarter.
+    @Test(arguments: ["astronaut.png", "camera.png", "group.png"])
+    func enlargedInputFindsTheReferenceFaces(file: String) throws {
+        let golden = try #require(Self.golden.photos.first { $0.file == file })
+        let image = try Self.photo(file)
+        let views = BlazeFaceViews.enlarged(shortSide: 384)
+        let enlarged = try #require(views.rectangles(width: image.width, height: image.height).last)
+        #expect(enlarged.isEnlarged)
+        let faces = try image.pixels.withUnsafeBufferPointer { pixels throws(ModelLoadingError) in
+            try ShippedBlazeFace.pipeline.detect(pixels: pixels, width: image.width, height: image.height, views: views, rectangles: [enlarged])
+        }
+        #expect(faces.count == golden.faces.count)
+        for expected in golden.faces {
+            let side = expected.box[2], centerX = expected.box[0] + side / 2, centerY = expected.box[1] + expected.box[3] / 2
+            let match = try #require(faces.min { abs($0.xMin + $0.width / 2 - centerX) < abs($1.xMin + $1.width / 2 - centerX) })
+            #expect(abs(match.xMin + match.width / 2 - centerX) <= 0.2 * side && abs(match.yMin + match.height / 2 - centerY) <= 0.2 * side,
+                    "\(match) vs \(expected.box)")
+            #expect(match.width >= 0.8 * side && match.width <= 1.3 * side, "width \(match.width) vs \(side)")
+            #expect(match.score >= 0.5)
+            for (a, b) in zip(match.keypoints, expected.keypoints) { #expect(abs(a - b) <= 0.25 * side) }
+        }
+    }
+
     /// Through `FaceDetector`: the group photo's two faces as observations, the eyes above the
     /// mouth, the left eye and ear on the image's left, all six landmarks and no mouth corners.
     @Test func detectorReportsBlazeFaceObservations() throws {

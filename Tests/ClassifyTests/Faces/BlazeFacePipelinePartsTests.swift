@@ -51,6 +51,23 @@ struct BlazeFacePipelinePartsTests {
         #expect(abs(bottomRight.x - 640) < 1e-9 && abs(bottomRight.y - 480) < 1e-9)
     }
 
+    /// An input shaped like the photo (the enlarged look): the limiting side is filled, the other
+    /// rounded half up and centered, and points map back to the image's corners.
+    @Test func letterboxIntoARectangularInput() {
+        // 4000 x 3000 into 480 x 352: the height limits (4000 / 3000 > 480 / 352 is false);
+        // 352 * 4000 / 3000 = 469.33 -> 469, at (5, 0).
+        let box = Letterbox(imageWidth: 4000, imageHeight: 3000, inputWidth: 480, inputHeight: 352)
+        #expect((box.contentWidth, box.contentHeight, box.left, box.top) == (469, 352, 5, 0))
+        let topLeft = box.imagePoint(x: 5.0 / 480, y: 0), bottomRight = box.imagePoint(x: 474.0 / 480, y: 1)
+        #expect(abs(topLeft.x) < 1e-9 && abs(topLeft.y) < 1e-9)
+        #expect(abs(bottomRight.x - 4000) < 1e-9 && abs(bottomRight.y - 3000) < 1e-9)
+        // A wider image than the input: the width limits.
+        let wide = Letterbox(imageWidth: 1000, imageHeight: 300, inputWidth: 480, inputHeight: 352)
+        #expect((wide.contentWidth, wide.contentHeight, wide.left, wide.top) == (480, 144, 0, 104))
+        // The square initializer is the same geometry.
+        #expect(Letterbox(imageWidth: 640, imageHeight: 480, side: 192) == Letterbox(imageWidth: 640, imageHeight: 480, inputWidth: 192, inputHeight: 192))
+    }
+
     /// The border is the normalized pixel 0 and the content lands at its offset.
     @Test func letterboxFillsBorderAndContent() {
         let pixels = [UInt8](repeating: 255, count: 4 * 2 * 3)  // 4 x 2 white
@@ -102,6 +119,19 @@ struct BlazeFacePipelinePartsTests {
         #expect(abs(face.xMin - 0.5) < 1e-6 && abs(face.xMax - 0.7) < 1e-6)
         #expect(abs(face.yMin - 0.15) < 1e-6 && abs(face.yMax - 0.25) < 1e-6)
         #expect(abs(face.keypoints[0] - 0.55) < 1e-6 && abs(face.keypoints[1] - 0.25) < 1e-6 && face.keypoints.count == 12)
+    }
+
+    /// On a non-square input x offsets are in 1/width and y offsets in 1/height of the input.
+    @Test func decodingScalesEachAxisByItsSide() {
+        let anchor = SSDAnchor(centerX: 0.5, centerY: 0.5, width: 1, height: 1)
+        let decoding = FaceDetectionDecoding(anchors: [anchor], scaleX: 480, scaleY: 352)
+        var boxes = [Float](repeating: 0, count: 16)
+        boxes[0] = 48; boxes[1] = 35.2; boxes[2] = 96; boxes[3] = 70.4  // center +0.1, +0.1; size 0.2 x 0.2
+        boxes[4] = -48; boxes[5] = 17.6                                   // first keypoint at -0.1, +0.05
+        let face = boxes.withUnsafeBufferPointer { b in [Float(10)].withUnsafeBufferPointer { decoding.candidates(boxes: b, logits: $0) } }[0]
+        #expect(abs(face.xMin - 0.5) < 1e-6 && abs(face.xMax - 0.7) < 1e-6)
+        #expect(abs(face.yMin - 0.5) < 1e-6 && abs(face.yMax - 0.7) < 1e-6)
+        #expect(abs(face.keypoints[0] - 0.4) < 1e-6 && abs(face.keypoints[1] - 0.55) < 1e-6)
     }
 
     static func candidate(_ x: Double, _ score: Double, size: Double = 0.2) -> FaceCandidate {

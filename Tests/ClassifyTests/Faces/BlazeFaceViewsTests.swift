@@ -47,4 +47,22 @@ struct BlazeFaceViewsTests {
         // 4:3 at 0.6: two rows and three columns of 180-px tiles.
         #expect(BlazeFaceViews.tiled(side: 0.6).rectangles(width: 400, height: 300).count == 1 + 2 * 3)
     }
+
+    /// The enlarged look: the whole view at 192 x 192, then the whole image again through an
+    /// input shaped like it, its short side a multiple of 32 and its long side rounded up to one.
+    @Test func enlargedLookIsShapedLikeTheImage() {
+        let views = BlazeFaceViews.enlarged(shortSide: 350)
+        #expect(views.shortSide == 352)
+        let rectangles = views.rectangles(width: 4000, height: 3000)
+        #expect(rectangles.count == 2 && !rectangles[0].isEnlarged && rectangles[1].isEnlarged && !rectangles[1].isTile)
+        #expect(views.input(of: rectangles[0], side: 192) == (192, 192))
+        // 352 * 4000 / 3000 = 469.3 -> 480; upright, the sides swap.
+        #expect(views.input(of: rectangles[1], side: 192) == (480, 352))
+        #expect(views.input(of: views.rectangles(width: 3000, height: 4000)[1], side: 192) == (352, 480))
+        // A panorama's long side stops at four times the short side (the rest is letterboxed).
+        #expect(views.input(of: views.rectangles(width: 20000, height: 1000)[1], side: 192) == (1408, 352))
+        // Never a second look at the first one's size.
+        #expect(BlazeFaceViews.enlarged(shortSide: 100).shortSide == 224)
+        #expect(BlazeFaceViews.whole.rectangles(width: 400, height: 300).allSatisfy { !$0.isEnlarged })
+    }
 }

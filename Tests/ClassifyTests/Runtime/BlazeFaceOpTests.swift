@@ -158,6 +158,9 @@ struct BlazeFaceOpTests {
             Self.node("ResizeBilinear") { $0.size = [4] },
             Self.node("ResizeBilinear") { $0.size = nil },
             Self.node("ResizeBilinear") { $0.size = [8, 8]; $0.alignCorners = true; $0.halfPixelCenters = true },
+            Self.node("ResizeBilinear") { $0.size = nil; $0.scale = [0, 2] },
+            Self.node("ResizeBilinear") { $0.size = nil; $0.scale = [2] },
+            Self.node("ResizeBilinear") { $0.size = [8, 8]; $0.scale = [2, 2] },
             Self.node("DepthToSpace") { $0.blockSize = 3 },
             Self.node("DepthToSpace") { $0.blockSize = 0 },
             Self.node("DepthToSpace") { $0.blockSize = nil },
@@ -167,6 +170,9 @@ struct BlazeFaceOpTests {
         }
         let resized = try Self.compile(Self.node("ResizeBilinear") { $0.size = [8, 6]; $0.halfPixelCenters = true }, input: map)
         #expect(resized.shapes[resized.value(named: "out")!] == FeatureMapShape(height: 8, width: 6, channels: 8))
+        // `scale` follows the input, so the network runs at any size.
+        let scaled = try Self.compile(Self.node("ResizeBilinear") { $0.size = nil; $0.scale = [2, 3]; $0.halfPixelCenters = true }, input: map)
+        #expect(scaled.shapes[scaled.value(named: "out")!] == FeatureMapShape(height: 8, width: 12, channels: 8))
         let spread = try Self.compile(Self.node("DepthToSpace") { $0.blockSize = 2 }, input: map)
         #expect(spread.shapes[spread.value(named: "out")!] == FeatureMapShape(height: 8, width: 8, channels: 2))
     }

@@ -101,7 +101,18 @@ extension ResizeBilinearOperation: GraphOperationBuilder {
 
     static func build(_ node: ModelDescription.Node, context: inout GraphBuildContext) throws(ModelLoadingError) -> any GraphOperation {
         let input = try context.inputs(of: node, count: 1)[0]
-        let size = try context.required(node.size, "size", of: node)
+        let size: [Int]
+        switch (node.size, node.scale) {
+        case (let given?, nil):
+            size = given
+        case (nil, let scale?):
+            guard scale.count == 2, scale.allSatisfy({ (1...64).contains($0) }) else {
+                throw context.error(node, "scale must be two numbers in 1...64 (height, width), not \(scale)")
+            }
+            size = [input.shape.height * scale[0], input.shape.width * scale[1]]
+        default:
+            throw context.error(node, "needs either size or scale")
+        }
         guard size.count == 2, size.allSatisfy({ (1...maximumSide).contains($0) }) else {
             throw context.error(node, "size must be two numbers in 1...\(maximumSide) (height, width), not \(size)")
         }
