@@ -13,7 +13,7 @@ public struct BlazeFaceViews: Sendable, Hashable, Codable {
     /// to this size lies wholly inside some tile. Usage: `views.minimumOverlap  // 0.15`
     public var minimumOverlap: Double
     /// A second look at the whole image, through an input shaped like it with this short side in
-    /// pixels (a multiple of 32 above 192; the long side follows the image's aspect ratio, rounded
+    /// pixels (rounded up to a multiple of 32, at least 224; the long side follows the image's aspect ratio, rounded
     /// up to a multiple of 32): the network is fully convolutional, so a larger input sees small
     /// faces larger, at the cost of its area. The 192 x 192 view still runs: it finds the large
     /// faces the larger input misses. nil: no second look.
@@ -32,14 +32,17 @@ public struct BlazeFaceViews: Sendable, Hashable, Codable {
     /// The smallest multiple of `step` at or above `value`.
     private static func multiple(of step: Int, atLeast value: Int) -> Int { (value + step - 1) / step * step }
 
-    /// The network input of `view` in a `width x height` image: `side x side` unless the view is
-    /// the enlarged look, then shaped like the image.
+    /// The network input of `view`: `side x side` (the network's own), unless the view is the
+    /// enlarged look, then shaped like the view (`shortSide` set to any value is rounded up to a
+    /// multiple of 32 and at least 224 here, so the graph always compiles).
     func input(of view: Rectangle, side: Int) -> (width: Int, height: Int) {
-        guard view.isEnlarged, let shortSide, shortSide > side else { return (side, side) }
+        guard view.isEnlarged, let shortSide, view.width > 0, view.height > 0 else { return (side, side) }
+        let short = Self.multiple(of: 32, atLeast: max(shortSide, 224))
+        guard short > side else { return (side, side) }
         let width = view.width, height = view.height
-        let long = Self.multiple(of: 32, atLeast: (shortSide * max(width, height) + min(width, height) - 1) / min(width, height))
-        let capped = min(long, 4 * shortSide)  // a panorama keeps its short side; the long side is letterboxed
-        return width >= height ? (capped, shortSide) : (shortSide, capped)
+        let long = Self.multiple(of: 32, atLeast: (short * max(width, height) + min(width, height) - 1) / min(width, height))
+        let capped = min(long, 4 * short)  // a panorama keeps its short side; the long side is letterboxed
+        return width >= height ? (capped, short) : (short, capped)
     }
 
     /// The whole image and a grid of square tiles of `side` times the short side.

@@ -33,7 +33,7 @@ struct FacesBenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only files whose name starts with one of these prefixes (comma-separated).", valueName: "prefixes"))
     var only: String?
     @Option(help: "Only faces with at least this confidence (default: the detector's, 0.95 or 0.6).") var minConfidence: Float?
-    @Option(help: "BlazeFace: the whole photo through one input of this short side (a multiple of 32 above 192) shaped like the photo, instead of 192x192.") var enlarged: Int?
+    @Option(help: "BlazeFace: also look at the whole photo through an input shaped like it, with this short side (rounded up to a multiple of 32, at least 224).") var enlarged: Int?
     @Option(help: "BlazeFace: the whole photo and square tiles of this fraction of its short side (0: the whole photo only; default: the detector's).") var tiles: Double?
     @Flag(help: "List the files that got faces.") var list = false
     @Flag(help: "Also time describing the faces found (Models/face-recognition), as index does.") var recognition = false
@@ -48,7 +48,7 @@ struct FacesBenchCommand: ParsableCommand {
         if let analysisShortSide { detector.analysisShortSide = analysisShortSide }
         if let minConfidence { detector.minimumConfidence = minConfidence }
         if let tiles { detector.views = tiles > 0 ? .tiled(side: tiles) : .whole }
-        if let enlarged { detector.views = .enlarged(shortSide: enlarged) }
+        if let enlarged { detector.views.shortSide = enlarged }
         let analysisShortSide = detector.analysisShortSide, minConfidence = detector.minimumConfidence
         let root = URL(fileURLWithPath: folder, isDirectory: true)
         let files = try FacesBenchCommand.photos(in: root, only: only, limit: limit)

@@ -63,6 +63,10 @@ struct BlazeFaceViewsTests {
         #expect(views.input(of: views.rectangles(width: 20000, height: 1000)[1], side: 192) == (1408, 352))
         // Never a second look at the first one's size.
         #expect(BlazeFaceViews.enlarged(shortSide: 100).shortSide == 224)
+        // Set by hand to a size the graph cannot take, it is rounded the same way.
+        var byHand = BlazeFaceViews.whole
+        byHand.shortSide = 300
+        #expect(byHand.input(of: byHand.rectangles(width: 400, height: 300)[1], side: 192) == (448, 320))
         #expect(BlazeFaceViews.whole.rectangles(width: 400, height: 300).allSatisfy { !$0.isEnlarged })
     }
 }
