@@ -16,12 +16,13 @@ package struct NetworkProfiler {
         self.init(graph: model.graph, input: input)
     }
 
-    /// A workspace for a BlazeFace detector's network at its input size (192x192x3, NHWC), with
-    /// `input` in place; nil for a detector of another kind. Usage:
+    /// A workspace for a BlazeFace detector's network at its input size (192x192x3, NHWC; or
+    /// `height` x `width`, multiples of 32, for the enlarged look), with `input` in place; nil for
+    /// a detector of another kind or a size the graph cannot take. Usage:
     /// `NetworkProfiler(faceDetector: try .shared(.blazeFace), input: pixels)?.run()`
-    package init?(faceDetector model: FaceDetectorModel, input: [Float]) {
+    package init?(faceDetector model: FaceDetectorModel, input: [Float], height: Int? = nil, width: Int? = nil) {
         guard let network = model.blazeFace?.network,
-              let graph = try? network.graph(height: network.description.input.height, width: network.description.input.width)
+              let graph = try? network.graph(height: height ?? network.description.input.height, width: width ?? network.description.input.width)
         else { return nil }
         self.init(graph: graph, input: input)
     }

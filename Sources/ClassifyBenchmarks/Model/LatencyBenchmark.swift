@@ -49,13 +49,13 @@ package enum LatencyBenchmark {
         return run(profiler, threads: threads, iterations: iterations, warmup: warmup, profileLayers: profileLayers, clock: clock)
     }
 
-    /// The same for a BlazeFace detector's network at its 192x192 input (nil for another kind of
-    /// detector). Usage: `LatencyBenchmark.run(faceDetector: try .shared(.blazeFace), threads: 1, iterations: 200)`
-    package static func run(faceDetector model: FaceDetectorModel, threads: Int, iterations: Int, warmup: Int = 5, profileLayers: Bool = false,
-                           clock: Clock = .wall) -> Report? {
+    /// The same for a BlazeFace detector's network at its 192x192 input, or `height` x `width`
+    /// (nil for another kind of detector, or a size it cannot take). Usage: `LatencyBenchmark.run(faceDetector: try .shared(.blazeFace), threads: 1, iterations: 200)`
+    package static func run(faceDetector model: FaceDetectorModel, height: Int? = nil, width: Int? = nil, threads: Int, iterations: Int, warmup: Int = 5,
+                           profileLayers: Bool = false, clock: Clock = .wall) -> Report? {
         ComputeThreads.configure(threads)
-        guard let shape = NetworkProfiler(faceDetector: model, input: [])?.inputShape,
-              let profiler = NetworkProfiler(faceDetector: model, input: randomInput(count: shape.height * shape.width * shape.channels))
+        guard let shape = NetworkProfiler(faceDetector: model, input: [], height: height, width: width)?.inputShape,
+              let profiler = NetworkProfiler(faceDetector: model, input: randomInput(count: shape.height * shape.width * shape.channels), height: height, width: width)
         else { return nil }
         return run(profiler, threads: threads, iterations: iterations, warmup: warmup, profileLayers: profileLayers, clock: clock)
     }

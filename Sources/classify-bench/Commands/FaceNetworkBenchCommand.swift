@@ -21,6 +21,7 @@ struct FaceNetworkBenchCommand: ParsableCommand {
             Example:
               classify-bench face-network --iterations 300 --layers --clock thread
               classify-bench face-network --kernels avx2
+              classify-bench face-network --input 480x352 --layers --clock thread
               classify-bench face-network --network recognizer --layers --clock thread
             """)
 
@@ -29,6 +30,8 @@ struct FaceNetworkBenchCommand: ParsableCommand {
     }
 
     @Option(help: "The network: detector (BlazeFace) or recognizer (dlib's ResNet).") var network = Network.detector
+    @Option(help: ArgumentHelp("Detector only: the input's size, WIDTHxHEIGHT in multiples of 32 (default: 192x192).", valueName: "size"))
+    var input: String?
     @Option(help: "Compute threads for one inference.") var threads = 1
     @Option(help: "Timed iterations.") var iterations = 200
     @Flag(help: "Also time each op and print the profile.") var layers = false
@@ -53,9 +56,17 @@ struct FaceNetworkBenchCommand: ParsableCommand {
         switch network {
         case .detector:
             let model = try FaceDetectorModel.shared(.blazeFace)
-            guard let measured = LatencyBenchmark.run(faceDetector: model, threads: threads, iterations: iterations, profileLayers: layers, clock: clock)
+            let size = try input.map { text -> (width: Int, height: Int) in
+                let parts = text.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts.allSatisfy({ $0 >= 192 && $0 % 32 == 0 }) else {
+                    throw ValidationError("--input takes WIDTHxHEIGHT, each a multiple of 32 and at least 192, not '\(text)'")
+                }
+                return (parts[0], parts[1])
+            }
+            guard let measured = LatencyBenchmark.run(
+                faceDetector: model, height: size?.height, width: size?.width, threads: threads, iterations: iterations, profileLayers: layers, clock: clock)
             else { throw ValidationError("\(model.directory.path) is not a BlazeFace model") }
-            (name, report) = ("BlazeFace network", measured)
+            (name, report) = ("BlazeFace network" + (input.map { " at \($0)" } ?? ""), measured)
         case .recognizer:
             let model = try FaceRecognizer.shared().network
             (name, report) = ("Face recognition network", LatencyBenchmark.run(faceRecognizer: model, threads: threads, iterations: iterations, profileLayers: layers, clock: clock))
