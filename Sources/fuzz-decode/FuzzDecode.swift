@@ -36,8 +36,21 @@ enum FuzzDecode {
     static let maximumPixelCount = 1 << 22
     /// Largest decoded image also run through face detection (small, so each input stays fast).
     static let faceDetectionPixelLimit = 1 << 16
+    /// BlazeFace as `index` runs it, and MTCNN.
     static let faceDetectors: [FaceDetector] = {
         do { return [FaceDetector(model: try FaceDetectorModel.shared(.blazeFace)), FaceDetector(model: try FaceDetectorModel.shared(.mtcnn))] } catch {
+            fatalError("face model: \(error)")
+        }
+    }()
+    /// BlazeFace with the enlarged look at its smallest, 224 (an input shaped like the picture,
+    /// whatever aspect ratio it claims). It costs each input a network of at least 224x224, so it
+    /// runs on the pictures whose width plus height is a multiple of 8, not on all.
+    static let enlargedFaceDetector: FaceDetector = {
+        do {
+            var detector = FaceDetector(model: try FaceDetectorModel.shared(.blazeFace))
+            detector.views = .enlarged(shortSide: 224)
+            return detector
+        } catch {
             fatalError("face model: \(error)")
         }
     }()
@@ -96,6 +109,7 @@ enum FuzzDecode {
     /// Faces in any decodable picture: a result or a typed error, boxes finite and on the picture's scale.
     static func checkFaces(in image: DecodedImage) {
         for faceDetector in faceDetectors { checkFaces(in: image, with: faceDetector) }
+        if (image.width + image.height) % 8 == 0 { checkFaces(in: image, with: enlargedFaceDetector) }
     }
 
     static func checkFaces(in image: DecodedImage, with faceDetector: FaceDetector) {
