@@ -27,9 +27,9 @@ struct FaceCandidate: Sendable, Equatable {
 /// `TensorsToDetectionsCalculator` does with BlazeFace's options (`face_detection.pbtxt`): per
 /// anchor, `coordinates` values (`reverse_output_order`: x before y) holding the box center
 /// offset, width and height, then `keypointCount` (x, y) pairs, all in units of 1 / `scaleX`
-/// (x) or 1 / `scaleY` (y) times the anchor's size, offsets from the anchor's center; the score is the sigmoid of the
-/// logit clamped to +-`scoreClipping`. Candidates below `minimumScore`, with negative or NaN
-/// width or height, are dropped.
+/// (along x) or 1 / `scaleY` (along y) times the anchor's size, offsets from the anchor's
+/// center; the score is the sigmoid of the logit clamped to +-`scoreClipping`. Candidates below
+/// `minimumScore`, with negative or NaN width or height, are dropped.
 struct FaceDetectionDecoding: Sendable {
     var anchors: [SSDAnchor]
     var coordinates = 16
