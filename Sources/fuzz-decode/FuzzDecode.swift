@@ -36,20 +36,16 @@ enum FuzzDecode {
     static let maximumPixelCount = 1 << 22
     /// Largest decoded image also run through face detection (small, so each input stays fast).
     static let faceDetectionPixelLimit = 1 << 16
-    /// BlazeFace as `index` runs it, and MTCNN.
-    static let faceDetectors: [FaceDetector] = {
-        do { return [FaceDetector(model: try FaceDetectorModel.shared(.blazeFace)), FaceDetector(model: try FaceDetectorModel.shared(.mtcnn))] } catch {
-            fatalError("face model: \(error)")
-        }
-    }()
-    /// BlazeFace with the enlarged look at its smallest, 224 (an input shaped like the picture,
-    /// whatever aspect ratio it claims). It costs each input a network of at least 224x224, so it
-    /// runs on the pictures whose width plus height is a multiple of 8, not on all.
-    static let enlargedFaceDetector: FaceDetector = {
+    /// BlazeFace as `index` runs it, and MTCNN; then BlazeFace with the enlarged look at its
+    /// smallest, 224 (an input shaped like the picture, whatever aspect ratio it claims), which
+    /// costs each input a network of at least 224x224 and so runs only on the pictures whose width
+    /// plus height is a multiple of 8 (`checkFaces(in:)`).
+    static let faceDetectors: (always: [FaceDetector], enlarged: FaceDetector) = {
         do {
-            var detector = FaceDetector(model: try FaceDetectorModel.shared(.blazeFace))
-            detector.views = .enlarged(shortSide: 224)
-            return detector
+            let blazeFace = FaceDetector(model: try FaceDetectorModel.shared(.blazeFace))
+            var enlarged = blazeFace
+            enlarged.views = .enlarged(shortSide: 224)
+            return ([blazeFace, FaceDetector(model: try FaceDetectorModel.shared(.mtcnn))], enlarged)
         } catch {
             fatalError("face model: \(error)")
         }
@@ -108,8 +104,8 @@ enum FuzzDecode {
 
     /// Faces in any decodable picture: a result or a typed error, boxes finite and on the picture's scale.
     static func checkFaces(in image: DecodedImage) {
-        for faceDetector in faceDetectors { checkFaces(in: image, with: faceDetector) }
-        if (image.width + image.height) % 8 == 0 { checkFaces(in: image, with: enlargedFaceDetector) }
+        for faceDetector in faceDetectors.always { checkFaces(in: image, with: faceDetector) }
+        if (image.width + image.height) % 8 == 0 { checkFaces(in: image, with: faceDetectors.enlarged) }
     }
 
     static func checkFaces(in image: DecodedImage, with faceDetector: FaceDetector) {

@@ -26,8 +26,11 @@ public struct BlazeFaceViews: Sendable, Hashable, Codable {
     /// The whole image at 192 x 192 and again at an input of `shortSide` (rounded up to a
     /// multiple of 32, at least 224). Usage: `BlazeFaceViews.enlarged(shortSide: 320)`
     public static func enlarged(shortSide: Int) -> BlazeFaceViews {
-        BlazeFaceViews(tileSide: nil, minimumOverlap: 0, shortSide: Self.multiple(of: 32, atLeast: max(shortSide, 224)))
+        BlazeFaceViews(tileSide: nil, minimumOverlap: 0, shortSide: Self.inputShortSide(shortSide))
     }
+
+    /// The enlarged look's short side for an asked one: rounded up to a multiple of 32, at least 224.
+    private static func inputShortSide(_ asked: Int) -> Int { multiple(of: 32, atLeast: max(asked, 224)) }
 
     /// The smallest multiple of `step` at or above `value`.
     private static func multiple(of step: Int, atLeast value: Int) -> Int { (value + step - 1) / step * step }
@@ -37,7 +40,7 @@ public struct BlazeFaceViews: Sendable, Hashable, Codable {
     /// multiple of 32 and at least 224 here, so the graph always compiles).
     func input(of view: Rectangle, side: Int) -> (width: Int, height: Int) {
         guard view.isEnlarged, let shortSide, view.width > 0, view.height > 0 else { return (side, side) }
-        let short = Self.multiple(of: 32, atLeast: max(shortSide, 224))
+        let short = Self.inputShortSide(shortSide)
         guard short > side else { return (side, side) }
         let width = view.width, height = view.height
         let long = Self.multiple(of: 32, atLeast: (short * max(width, height) + min(width, height) - 1) / min(width, height))
