@@ -3,7 +3,8 @@
 // process's peak resident memory (VmHWM) before and after. Built with -DAFTER against the codecs
 // that reduce while decoding, without it against the earlier ones (commit 1c6f88e), whose open
 // functions had no minimum short side. With -DAFTER, "check" as a third argument also decodes at
-// full size and counts output values that differ from the block means of that decode.
+// full size and counts output values that differ from the block means of that decode, and
+// HEIF_GRIDS=whole in the environment decodes grid pictures whole through libheif.
 //
 //   harness FILE MINIMUM_SHORT_SIDE [check]
 #include <stdio.h>
@@ -51,7 +52,10 @@ static uint8_t *decode(const char *path, const uint8_t *data, size_t size, uint3
         cls_heif_decoder *d; cls_image_info info;
         cls_heif_coding coding = !strcmp(ext, ".avif") ? CLS_HEIF_AV1 : CLS_HEIF_HEVC;
 #ifdef AFTER
-        s = cls_heif_decoder_open(data, size, coding, 100000000, 0, minimum, &d, &info, &m);
+        const char *grids = getenv("HEIF_GRIDS");
+        s = cls_heif_decoder_open(data, size, coding, 100000000, 0, minimum,
+                                  grids && !strcmp(grids, "whole") ? CLS_HEIF_GRIDS_WHOLE : CLS_HEIF_GRIDS_TILE_BY_TILE,
+                                  &d, &info, &m);
 #else
         s = cls_heif_decoder_open(data, size, coding, 100000000, 0, &d, &info, &m);
 #endif

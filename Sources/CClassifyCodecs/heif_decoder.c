@@ -7,9 +7,10 @@
 #include <libheif/heif.h>
 
 #include "alpha_compositing.h"
-#include "cls_one_cpu.h"
 #include "cls_row_reduction.h"
 #include "heif_grid_check.h"
+#include "heif_rgb.h"
+#include "heif_tiled_grid.h"
 
 struct cls_heif_decoder {
     struct heif_context *context;
@@ -23,6 +24,9 @@ struct cls_heif_decoder {
     uint32_t output_height;
     /// Set by cls_heif_decoder_crop: only this rectangle of the reduced picture is written.
     cls_output_crop crop;
+    /// Set when the primary image is a grid decoded tile by tile (heif_tiled_grid.h).
+    int tiled;
+    heif_tiled_grid grid;
 };
 
 static pthread_once_t initialized = PTHREAD_ONCE_INIT;
@@ -41,26 +45,10 @@ int cls_heif_has_decoder(cls_heif_coding coding) {
     return heif_have_decoder_for_format(compression_for(coding));
 }
 
-// libheif's codes say which kind of failure it was; running out of data has its own subcode.
-static cls_status fail(struct heif_error error, cls_message *message) {
-    cls_message_set(message, error.message);
-    switch (error.code) {
-        case heif_error_Invalid_input:
-            return error.subcode == heif_suberror_End_of_data ? CLS_TRUNCATED : CLS_CORRUPT;
-        case heif_error_Unsupported_filetype:
-        case heif_error_Unsupported_feature:
-            return CLS_UNSUPPORTED;
-        case heif_error_Memory_allocation_error:
-            return CLS_OUT_OF_MEMORY;
-        default:
-            return CLS_CORRUPT;
-    }
-}
-
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
                                  uint64_t maximum_pixel_count,
                                  uint32_t thumbnail_minimum_short_side, uint32_t minimum_short_side,
-                                 cls_heif_decoder **decoder, cls_image_info *info,
+                                 cls_heif_grids grids, cls_heif_decoder **decoder, cls_image_info *info,
                                  cls_message *message) {
     *decoder = NULL;
     memset(info, 0, sizeof *info);
@@ -91,7 +79,7 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
     struct heif_error error = heif_context_read_from_memory_without_copy(state->context, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(state->context, &state->primary);
     if (error.code != heif_error_Ok) {
-        cls_status status = fail(error, message);
+        cls_status status = heif_rgb_failure(error, message);
         cls_heif_decoder_close(state);
         return status;
     }
@@ -129,14 +117,29 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
             }
         }
     }
-    const uint32_t chosen_width = (uint32_t)heif_image_handle_get_width(state->chosen);
-    const uint32_t chosen_height = (uint32_t)heif_image_handle_get_height(state->chosen);
+    uint32_t chosen_width = (uint32_t)heif_image_handle_get_width(state->chosen);
+    uint32_t chosen_height = (uint32_t)heif_image_handle_get_height(state->chosen);
+    info->orientation = 1;
+    if (grids == CLS_HEIF_GRIDS_TILE_BY_TILE && state->chosen == state->primary &&
+        !heif_image_handle_has_alpha_channel(state->primary) && heif_tiled_grid_plan(data, size, coding, &state->grid)) {
+        // The grid as stored, its irot and imir left to the orientation; libheif's upright size
+        // must be the plan's, or the plan is not the picture libheif sees.
+        const int swaps = state->grid.orientation >= 5;
+        state->tiled = (swaps ? state->grid.height : state->grid.width) == chosen_width &&
+                       (swaps ? state->grid.width : state->grid.height) == chosen_height;
+        if (state->tiled) {
+            chosen_width = info->width = state->grid.width;
+            chosen_height = info->height = state->grid.height;
+            info->orientation = state->grid.orientation;
+        } else {
+            heif_tiled_grid_free(&state->grid);
+        }
+    }
     state->factor = cls_reduction_factor(chosen_width, chosen_height, minimum_short_side);
     state->output_width = cls_reduced_length(chosen_width, state->factor);
     state->output_height = cls_reduced_length(chosen_height, state->factor);
     info->output_width = state->output_width;
     info->output_height = state->output_height;
-    info->orientation = 1;
     *decoder = state;
     return CLS_OK;
 }
@@ -174,41 +177,7 @@ cls_status cls_heif_decoder_copy_metadata(cls_heif_decoder *decoder, cls_heif_me
         return CLS_INVALID_ARGUMENT;
     }
     struct heif_error error = heif_image_handle_get_metadata(decoder->primary, id, buffer);
-    return error.code == heif_error_Ok ? CLS_OK : fail(error, message);
-}
-
-// The decoded picture's rows, whichever layout libheif delivered.
-typedef struct heif_rows {
-    /// Interleaved RGB or RGBA (`interleaved`), or the planes R, G, B (and alpha).
-    const uint8_t *planes[4];
-    int strides[4];
-    int interleaved;
-} heif_rows;
-
-// Writes row `y` as interleaved RGB (alpha 0: opaque) or RGBA into `out`; returns the row, which
-// for interleaved input is libheif's own.
-static const uint8_t *heif_row(const heif_rows *rows, uint32_t y, uint32_t width, int has_alpha, uint8_t *out) {
-    if (rows->interleaved) return rows->planes[0] + (size_t)y * (size_t)rows->strides[0];
-    const size_t channels = has_alpha ? 4 : 3;
-    for (size_t c = 0; c < channels; c++) {
-        const uint8_t *plane = rows->planes[c] + (size_t)y * (size_t)rows->strides[c];
-        for (uint32_t x = 0; x < width; x++) out[channels * x + c] = plane[x];
-    }
-    return out;
-}
-
-// One heif_decode_image call, packed so that it can run inside cls_run_on_one_cpu.
-typedef struct decode_call {
-    const struct heif_image_handle *handle;
-    enum heif_chroma chroma;
-    const struct heif_decoding_options *options;
-    struct heif_image *image;
-    struct heif_error error;
-} decode_call;
-
-static void decode(void *context) {
-    decode_call *call = context;
-    call->error = heif_decode_image(call->handle, &call->image, heif_colorspace_RGB, call->chroma, call->options);
+    return error.code == heif_error_Ok ? CLS_OK : heif_rgb_failure(error, message);
 }
 
 cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb, size_t capacity,
@@ -218,69 +187,27 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
         cls_message_set(message, "no decoder or output buffer too small");
         return CLS_INVALID_ARGUMENT;
     }
-    const int has_alpha = heif_image_handle_has_alpha_channel(decoder->chosen);
-    // 8-bit pictures are asked for as planar RGB: libheif gives the same values as interleaved
-    // RGB(A) (compared on every fixture and a 12-MP photo), but its interleaving step holds a
-    // second full-size copy, which planar output skips (12-MP HEIC: 59 MB instead of 93 MB at the
-    // peak). Deeper ones stay interleaved, where libheif reduces them to 8 bits.
-    const int planar = heif_image_handle_get_luma_bits_per_pixel(decoder->chosen) <= 8 &&
-                       heif_image_handle_get_chroma_bits_per_pixel(decoder->chosen) <= 8;
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
-    if (options == NULL) {
-        cls_message_set(message, "out of memory");
-        return CLS_OUT_OF_MEMORY;
-    }
-    options->convert_hdr_to_8bit = 1;
-    decode_call call = {
-        .handle = decoder->chosen,
-        .chroma = planar ? heif_chroma_444 : has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
-        .options = options,
-    };
-    // dav1d starts as many threads as the calling thread may use CPUs, and with two or more it
-    // decodes in frame-threading mode, whose buffers hold the whole frame's coefficients: a 12-MP
-    // AVIF cost 104 MB instead of 62 (2 CPUs; more with more), for a still picture that has no other
-    // frame to overlap with. libheif 1.15 passes dav1d no thread count, so the decode runs with the
-    // calling thread held to the CPU it is on, which dav1d reads as one (docs/performance.md,
-    // "Memory of index on a mixed library"). Jobs decoding in parallel each keep their own CPU.
-    if (decoder->coding == CLS_HEIF_AV1) {
-        cls_run_on_one_cpu(decode, &call);
-    } else {
-        decode(&call);
-    }
-    heif_decoding_options_free(options);
-    struct heif_image *image = call.image;
-    if (call.error.code != heif_error_Ok) return fail(call.error, message);
+    if (decoder->tiled) return heif_tiled_grid_decode(&decoder->grid, decoder->factor, decoder->crop, rgb, message);
+    heif_rgb picture = {0};
+    cls_status status = heif_rgb_decode(decoder->chosen, decoder->coding, &picture, message);
+    if (status != CLS_OK) return status;
 
     // libheif has no scaled decoding (1.15): the picture is decoded whole, and its rows are
     // reduced straight from libheif's planes into the output, without a full-size copy.
-    const uint32_t width = (uint32_t)heif_image_handle_get_width(decoder->chosen);
-    const uint32_t height = (uint32_t)heif_image_handle_get_height(decoder->chosen);
-    static const enum heif_channel planar_channels[] = {heif_channel_R, heif_channel_G, heif_channel_B, heif_channel_Alpha};
-    heif_rows rows = {.interleaved = !planar};
-    int consistent = 1;
-    for (int c = 0; c < (planar ? 3 + has_alpha : 1); c++) {
-        enum heif_channel channel = planar ? planar_channels[c] : heif_channel_interleaved;
-        rows.planes[c] = heif_image_get_plane_readonly(image, channel, &rows.strides[c]);
-        consistent = consistent && rows.planes[c] != NULL && heif_image_get_width(image, channel) == (int)width &&
-                     heif_image_get_height(image, channel) == (int)height &&
-                     heif_image_get_bits_per_pixel_range(image, channel) == 8;
-    }
-    cls_status status = CLS_OK;
+    const uint32_t width = picture.width, height = picture.height;
+    const int has_alpha = picture.has_alpha;
     cls_row_reducer reducer = {0};
     uint8_t *row = malloc((size_t)width * 4);
     uint8_t *composited = has_alpha ? malloc((size_t)width * 3) : NULL;
-    if (!consistent) {
-        cls_message_set(message, "libheif returned an image of another size or depth than announced");
-        status = CLS_CORRUPT;
-    } else if (row == NULL || (has_alpha && composited == NULL) ||
-               !cls_row_reducer_init(&reducer, width, height, decoder->factor, rgb)) {
+    if (row == NULL || (has_alpha && composited == NULL) ||
+        !cls_row_reducer_init(&reducer, width, height, decoder->factor, rgb)) {
         cls_message_set(message, "out of memory");
         status = CLS_OUT_OF_MEMORY;
     } else {
         cls_row_reducer_crop(&reducer, decoder->crop);
         const int premultiplied = has_alpha && heif_image_handle_is_premultiplied_alpha(decoder->chosen);
         for (uint32_t y = 0; y < height; y++) {
-            const uint8_t *source = heif_row(&rows, y, width, has_alpha, row);
+            const uint8_t *source = heif_rgb_row(&picture, y, row);
             if (has_alpha) {
                 if (premultiplied) {
                     cls_composite_premultiplied_rgba_onto_white(source, composited, width);
@@ -295,7 +222,7 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
     cls_row_reducer_free(&reducer);
     free(row);
     free(composited);
-    heif_image_release(image);
+    heif_rgb_release(&picture);
     return status;
 }
 
@@ -309,8 +236,15 @@ cls_status cls_heif_decoder_crop(cls_heif_decoder *decoder, cls_output_crop crop
     return status;
 }
 
+uint64_t cls_heif_decoder_pixels_held(const cls_heif_decoder *decoder) {
+    if (decoder == NULL) return 0;
+    if (decoder->tiled) return heif_tiled_grid_pixels_held(&decoder->grid);
+    return (uint64_t)heif_image_handle_get_width(decoder->chosen) * (uint64_t)heif_image_handle_get_height(decoder->chosen);
+}
+
 void cls_heif_decoder_close(cls_heif_decoder *decoder) {
     if (decoder == NULL) return;
+    heif_tiled_grid_free(&decoder->grid);
     if (decoder->chosen != NULL && decoder->chosen != decoder->primary) heif_image_handle_release(decoder->chosen);
     if (decoder->primary != NULL) heif_image_handle_release(decoder->primary);
     if (decoder->context != NULL) heif_context_free(decoder->context);

@@ -3,7 +3,7 @@
 // 10- and 12-bit samples reduced to 8, and alpha composited onto white.
 //
 //   cls_heif_decoder *decoder; cls_image_info info; cls_message message;
-//   if (cls_heif_decoder_open(data, size, CLS_HEIF_HEVC, 100000000, 0, 256, &decoder, &info, &message) == CLS_OK) {
+//   if (cls_heif_decoder_open(data, size, CLS_HEIF_HEVC, 100000000, 0, 256, CLS_HEIF_GRIDS_TILE_BY_TILE, &decoder, &info, &message) == CLS_OK) {
 //       uint8_t *rgb = malloc(info.output_width * info.output_height * 3);
 //       cls_heif_decoder_read_pixels(decoder, rgb, info.output_width * info.output_height * 3, &message);
 //   }
@@ -35,19 +35,34 @@ int cls_heif_has_decoder(cls_heif_coding coding);
 /// (the decoder starts with one). Call before cls_heif_decoder_read_pixels.
 void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads);
 
+/// How a grid picture (ISO/IEC 23008-12 'grid' item, as phones store photos) is decoded.
+typedef enum cls_heif_grids {
+    /// One tile at a time, each handed to libheif alone, reduced a band of tile rows at a time:
+    /// what is held is one tile and one band, whatever the picture's size. Grids with a clean
+    /// aperture, alpha or tiles that are not all alike still go whole. The pixels are libheif's.
+    CLS_HEIF_GRIDS_TILE_BY_TILE = 0,
+    /// The whole picture through libheif (which holds all of it): the reference for the above.
+    CLS_HEIF_GRIDS_WHOLE = 1,
+} cls_heif_grids;
+
 /// Parses the file in `data` (which must stay valid until close) and picks the primary image.
 /// Its size after transformations over `maximum_pixel_count` fails with CLS_TOO_LARGE; a
 /// missing decoder for `coding` with CLS_DECODER_MISSING. `thumbnail_minimum_short_side` > 0 picks
 /// the file's embedded thumbnail instead when its shorter side is at least that long (0:
 /// always the primary image). `minimum_short_side` > 0 reduces the output by the largest of 8,
 /// 4, 2 that keeps its short side at least that long (block means, cls_row_reduction.h; libheif
-/// still decodes the whole picture, but no full-size copy is made); 0: full size.
-/// info.orientation is always 1: libheif applies the transforms.
+/// still decodes the whole picture, or tile, but no full-size copy is made); 0: full size.
+/// info.orientation is 1 when libheif applies the transforms; a grid decoded tile by tile
+/// reports its stored size and its irot and imir as info.orientation instead.
 cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_coding coding,
                                  uint64_t maximum_pixel_count,
                                  uint32_t thumbnail_minimum_short_side, uint32_t minimum_short_side,
-                                 cls_heif_decoder **decoder, cls_image_info *info,
+                                 cls_heif_grids grids, cls_heif_decoder **decoder, cls_image_info *info,
                                  cls_message *message);
+
+/// Pixels the decode will hold at once: the whole picture, or one tile and one band of tile rows
+/// of a grid decoded tile by tile. Usage: reserve this times the codec's bytes per pixel.
+uint64_t cls_heif_decoder_pixels_held(const cls_heif_decoder *decoder);
 
 /// The metadata blocks a HEIF file can attach to its primary image (ISO/IEC 23008-12 items
 /// linked by a 'cdsc' reference).

@@ -15,6 +15,11 @@ struct FormatFixtureTests {
     static let upright: [RGB] = [red, green, blue, white]
     static let turned: [RGB] = [blue, red, white, green]
     static let mirrored: [RGB] = [green, red, white, blue]
+    /// Mirrored top-bottom; turned a quarter anticlockwise then mirrored top-bottom (transverse);
+    /// mirrored top-bottom then turned (transposed).
+    static let upsideDown: [RGB] = [blue, white, red, green]
+    static let transverse: [RGB] = [white, green, blue, red]
+    static let transposed: [RGB] = [red, blue, green, white]
     /// The left half transparent, composited onto white paper.
     static let paper: RGB = (255, 255, 255)
     static let leftTransparent: [RGB] = [paper, green, paper, white]
@@ -41,9 +46,15 @@ struct FormatFixtureTests {
         Fixture(file: "heic-grid.heic", format: .heif, width: 112, height: 80, tolerance: 24),
         Fixture(file: "heic-grid-irot.heic", format: .heif, width: 80, height: 112, corners: turned, tolerance: 24),
         Fixture(file: "heic-clap.heic", format: .heif, tolerance: 24),
+        // Grids decoded tile by tile, their irot and imir in either order; tiles of 96 x 64.
+        Fixture(file: "heic-grid-imir.heic", format: .heif, width: 112, height: 80, corners: upsideDown, tolerance: 24),
+        Fixture(file: "heic-grid-irot-imir.heic", format: .heif, width: 80, height: 112, corners: transverse, tolerance: 24),
+        Fixture(file: "heic-grid-imir-irot.heic", format: .heif, width: 80, height: 112, corners: transposed, tolerance: 24),
+        Fixture(file: "heic-grid-3x2.heic", format: .heif, width: 270, height: 100, tolerance: 24),
         Fixture(file: "avif-plain.avif", format: .avif, tolerance: 24),
         Fixture(file: "avif-alpha.avif", format: .avif, corners: leftTransparent, tolerance: 24),
         Fixture(file: "avif-irot.avif", format: .avif, width: 32, height: 48, corners: turned, tolerance: 24),
+        Fixture(file: "avif-grid.avif", format: .avif, width: 80, height: 112, corners: turned, tolerance: 24),
         Fixture(file: "webp-lossy.webp", format: .webp, tolerance: 24),
         Fixture(file: "webp-lossless.webp", format: .webp, tolerance: 0),
         Fixture(file: "webp-alpha.webp", format: .webp, corners: leftTransparent, tolerance: 0),
@@ -99,7 +110,7 @@ struct FormatFixtureTests {
 
     /// The grid's black padding beyond the output size and the magenta canvas outside the clean
     /// aperture are cut away exactly: the outermost pixels are the quadrants' own.
-    @Test(arguments: ["heic-grid.heic", "heic-grid-irot.heic", "heic-clap.heic"])
+    @Test(arguments: ["heic-grid.heic", "heic-grid-irot.heic", "heic-grid-3x2.heic", "heic-clap.heic"])
     func heifCropsLeaveNoEdgeBehind(_ file: String) throws {
         guard Self.hasDecoder(for: .heif) else {
             print("skipped \(file): this libheif has no HEIC decoder")
