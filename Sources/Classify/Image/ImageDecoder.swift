@@ -8,7 +8,8 @@ import Foundation
 /// previews) are decoded at 1/2, 1/4 or 1/8 size in the DCT domain, lossy WebPs scaled by
 /// libwebp, and PNG, TIFF, HEIC and AVIF reduced by the same factors (block means) as their rows
 /// are decoded, so no full-size RGB buffer is held: memory then depends on the requested size,
-/// not on the photo's (libheif still decodes a HEIC or AVIF picture whole). Orientation (EXIF in JPEG, PNG and WebP, the
+/// not on the photo's (libheif still decodes a HEIC or AVIF picture whole, or a grid's one tile at
+/// a time). Orientation (EXIF in JPEG, PNG and WebP, the
 /// TIFF tag, a raw file's flip, HEIF's irot/imir/clap) is applied; transparency is composited
 /// onto white; animations give their first frame, multi-page TIFFs their first page. Images
 /// whose header declares more than `maximumPixelCount` pixels are rejected before any large
