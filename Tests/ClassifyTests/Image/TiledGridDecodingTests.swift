@@ -72,6 +72,32 @@ struct TiledGridDecodingTests {
         }
     }
 
+    /// A region decodes only the tiles under it: with the bottom-right tile's parameter sets
+    /// removed (its `hvcC` claims no arrays), the whole grid fails, tile by tile as libheif does,
+    /// and the top-left corner still decodes.
+    @Test func aRegionDecodesOnlyItsTiles() throws {
+        let file = "heic-grid.heic"
+        guard Self.hasDecoder(file) else { return }
+        var bytes = [UInt8](try Self.bytes(file))
+        let hvcC = Array("hvcC".utf8)
+        let configurations = (0..<(bytes.count - 4)).filter { Array(bytes[$0..<($0 + 4)]) == hvcC }
+        try #require(configurations.count == 4, "one per tile")
+        bytes[configurations[3] + 4 + 22] = 0  // numOfArrays, after the 22 bytes of the record's header
+        func decode(_ region: PixelRect?, grids: cls_heif_grids) throws -> DecodedImage {
+            let request = DecodingRequest(minimumShortSide: nil, maximumPixelCount: 1_000_000, region: region)
+            return try bytes.withUnsafeBytes { raw in
+                try HEIFDecoding.decode(raw, request, coding: CLS_HEIF_HEVC, format: .heif, grids: grids).oriented()
+            }
+        }
+        for grids in [CLS_HEIF_GRIDS_TILE_BY_TILE, CLS_HEIF_GRIDS_WHOLE] {
+            #expect(throws: ImageDecodingError.self, "grids \(grids.rawValue)") { try decode(nil, grids: grids) }
+        }
+        let corner = try decode(PixelRect(x: 4, y: 4, width: 40, height: 40), grids: CLS_HEIF_GRIDS_TILE_BY_TILE)
+        #expect((corner.width, corner.height) == (40, 40))
+        let red = (Int(corner.pixels[0]), Int(corner.pixels[1]), Int(corner.pixels[2]))
+        #expect(abs(red.0 - 220) <= 24 && abs(red.1 - 30) <= 24 && abs(red.2 - 30) <= 24, "\(red)")
+    }
+
     /// What a decode holds: one tile and one band of tile rows of a 60-MP grid, not its 60 million
     /// pixels; a picture that is not a grid, and a grid decoded whole, hold all of theirs.
     @Test func aGridHoldsOneTileAndOneBand() throws {
