@@ -28,19 +28,25 @@ typedef struct heif_grid_tile {
     uint32_t extent_count;
 } heif_grid_tile;
 
-// More than this many properties or extents for one item, or tiles for one grid, is not a file a
-// camera writes (an iPhone's 48-MP photo has 192 tiles, 200 MP in tiles of 512 would be 768); the
-// picture then goes to libheif whole. The tile cap also bounds the plan's work, which looks each
-// tile up in iinf, iloc and ipma: at most 4,096 x 4,096 entries read.
-enum { MAX_ITEM_PROPERTIES = 32, MAX_ITEM_EXTENTS = 64, MAX_TILES = 4096 };
+// More than this many properties or extents for one item, tiles for one grid, or items or
+// properties in one file, is not a file a camera writes (an iPhone's 48-MP photo has 192 tiles,
+// 200 MP in tiles of 512 would be 768); the picture then goes to libheif whole. The caps also
+// bound the plan's work, which looks each tile up in iinf, iloc and ipma: at most 4,096 x 8,192
+// entries read, and each property found by its index.
+enum { MAX_ITEM_PROPERTIES = 32, MAX_ITEM_EXTENTS = 64, MAX_TILES = 4096, MAX_ITEMS = 8192, MAX_PROPERTIES = 8192 };
 
-/// The boxes of a file's meta box that a plan reads.
+/// The boxes of a file's meta box that a plan reads, and ipco's properties by index.
 typedef struct heif_meta {
     span file;
     span iinf, iloc, iref, ipco, ipma, idat;
     int has_idat;
+    /// Whole property boxes in ipco's order (index 1 is properties[0]).
+    span *properties;
+    uint32_t property_count;
 } heif_meta;
 
+/// Finds the boxes; 0 when one is missing, damaged, or there are more items or properties than
+/// the caps. Release with free_meta.
 static int read_meta(span file, heif_meta *meta) {
     span box, iprp;
     memset(meta, 0, sizeof *meta);
@@ -48,12 +54,32 @@ static int read_meta(span file, heif_meta *meta) {
     if (!heif_find_box(file, HEIF_FOURCC('m', 'e', 't', 'a'), &box)) return 0;
     heif_skip(&box, 4);
     meta->has_idat = heif_find_box(box, HEIF_FOURCC('i', 'd', 'a', 't'), &meta->idat);
-    return !box.bad && heif_find_box(box, HEIF_FOURCC('i', 'i', 'n', 'f'), &meta->iinf) &&
-           heif_find_box(box, HEIF_FOURCC('i', 'l', 'o', 'c'), &meta->iloc) &&
-           heif_find_box(box, HEIF_FOURCC('i', 'r', 'e', 'f'), &meta->iref) &&
-           heif_find_box(box, HEIF_FOURCC('i', 'p', 'r', 'p'), &iprp) &&
-           heif_find_box(iprp, HEIF_FOURCC('i', 'p', 'c', 'o'), &meta->ipco) &&
-           heif_find_box(iprp, HEIF_FOURCC('i', 'p', 'm', 'a'), &meta->ipma);
+    if (box.bad || !heif_find_box(box, HEIF_FOURCC('i', 'i', 'n', 'f'), &meta->iinf) ||
+        !heif_find_box(box, HEIF_FOURCC('i', 'l', 'o', 'c'), &meta->iloc) ||
+        !heif_find_box(box, HEIF_FOURCC('i', 'r', 'e', 'f'), &meta->iref) ||
+        !heif_find_box(box, HEIF_FOURCC('i', 'p', 'r', 'p'), &iprp) ||
+        !heif_find_box(iprp, HEIF_FOURCC('i', 'p', 'c', 'o'), &meta->ipco) ||
+        !heif_find_box(iprp, HEIF_FOURCC('i', 'p', 'm', 'a'), &meta->ipma)) {
+        return 0;
+    }
+    span iinf = meta->iinf;
+    const uint32_t version = heif_read(&iinf, 1);
+    heif_skip(&iinf, 3);
+    if (heif_read(&iinf, version == 0 ? 2 : 4) > MAX_ITEMS || iinf.bad) return 0;
+    meta->properties = malloc(MAX_PROPERTIES * sizeof *meta->properties);
+    if (meta->properties == NULL) return 0;
+    span boxes = meta->ipco, payload;
+    uint32_t kind;
+    while (meta->property_count < MAX_PROPERTIES &&
+           heif_next_box_whole(&boxes, &kind, &payload, &meta->properties[meta->property_count])) {
+        meta->property_count++;
+    }
+    return 1;
+}
+
+static void free_meta(heif_meta *meta) {
+    free(meta->properties);
+    meta->properties = NULL;
 }
 
 static uint32_t primary_item(span file) {
@@ -140,13 +166,9 @@ static uint32_t item_properties(const heif_meta *meta, uint32_t id, heif_grid_pr
             const uint32_t value = (flags & 1) ? heif_read(&ipma, 2) : heif_read(&ipma, 1);
             const uint32_t index = value & ((flags & 1) ? 0x7FFF : 0x7F);
             if (item != id || index == 0) continue;
-            if (found == capacity) return 0;
             // Properties are numbered from 1 in the order of ipco.
-            span boxes = meta->ipco, payload, whole = {0};
-            uint32_t kind = 0;
-            for (uint32_t p = 0; p < index; p++) {
-                if (!heif_next_box_whole(&boxes, &kind, &payload, &whole)) return 0;
-            }
+            if (found == capacity || index > meta->property_count) return 0;
+            const span whole = meta->properties[index - 1];
             properties[found++] = (heif_grid_property){
                 .box = whole.at, .size = whole.left, .essential = (value >> ((flags & 1) ? 15 : 7)) & 1};
         }
@@ -296,18 +318,14 @@ static int add_tile(const heif_meta *meta, uint32_t id, uint32_t index, heif_til
            append((void **)&grid->extents, &grid->extent_count, &capacities[1], sizeof *extents, extents, extent_count);
 }
 
-int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding coding, heif_tiled_grid *grid) {
-    memset(grid, 0, sizeof *grid);
-    grid->coding = coding;
-    const span file = {.at = data, .left = size};
-    heif_meta meta;
-    const uint32_t primary = data == NULL ? 0 : primary_item(file);
-    if (primary == 0 || !read_meta(file, &meta) || item_type(&meta, primary) != HEIF_FOURCC('g', 'r', 'i', 'd')) return 0;
+/// The plan of grid item `primary`, on the boxes `meta` found; 0 when this path does not decode it.
+static int plan(const heif_meta *meta, uint32_t primary, heif_tiled_grid *grid) {
+    if (item_type(meta, primary) != HEIF_FOURCC('g', 'r', 'i', 'd')) return 0;
 
     // The ImageGrid description (ISO/IEC 23008-12, 6.6.2.3.2): version 0, flags (bit 0: 32-bit
     // sizes), rows - 1, columns - 1, output width and height. It may be split over extents.
     heif_grid_extent extents[4];
-    const uint32_t extent_count = item_extents(&meta, primary, extents, 4);
+    const uint32_t extent_count = item_extents(meta, primary, extents, 4);
     uint8_t description[12];
     size_t described = 0;
     for (uint32_t e = 0; e < extent_count && described < sizeof description; e++) {
@@ -325,22 +343,34 @@ int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding codin
 
     heif_grid_property grid_properties[MAX_ITEM_PROPERTIES];
     grid->orientation =
-        grid_orientation(grid_properties, item_properties(&meta, primary, grid_properties, MAX_ITEM_PROPERTIES));
+        grid_orientation(grid_properties, item_properties(meta, primary, grid_properties, MAX_ITEM_PROPERTIES));
     if (grid->orientation == 0) return 0;
 
     const uint32_t tile_count = grid->rows * grid->columns;  // at most 256 x 256
     if (tile_count > MAX_TILES) return 0;
     uint32_t *ids = malloc(tile_count * sizeof *ids);
     grid->tiles = calloc(tile_count, sizeof *grid->tiles);
-    int planned = ids != NULL && grid->tiles != NULL && grid_tiles(&meta, primary, ids, tile_count) == tile_count;
+    int planned = ids != NULL && grid->tiles != NULL && grid_tiles(meta, primary, ids, tile_count) == tile_count;
     uint32_t capacities[2] = {0, 0};
-    for (uint32_t t = 0; planned && t < tile_count; t++) planned = add_tile(&meta, ids[t], t, grid, capacities);
+    for (uint32_t t = 0; planned && t < tile_count; t++) planned = add_tile(meta, ids[t], t, grid, capacities);
     free(ids);
     // Every tile must add pixels to the output, and together they must cover it.
-    planned = planned && (uint64_t)grid->columns * grid->tile_width >= grid->width &&
-              (uint64_t)(grid->columns - 1) * grid->tile_width < grid->width &&
-              (uint64_t)grid->rows * grid->tile_height >= grid->height &&
-              (uint64_t)(grid->rows - 1) * grid->tile_height < grid->height;
+    return planned && (uint64_t)grid->columns * grid->tile_width >= grid->width &&
+           (uint64_t)(grid->columns - 1) * grid->tile_width < grid->width &&
+           (uint64_t)grid->rows * grid->tile_height >= grid->height &&
+           (uint64_t)(grid->rows - 1) * grid->tile_height < grid->height;
+}
+
+int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding coding, heif_tiled_grid *grid) {
+    memset(grid, 0, sizeof *grid);
+    grid->coding = coding;
+    const span file = {.at = data, .left = size};
+    heif_meta meta;
+    const uint32_t primary = data == NULL ? 0 : primary_item(file);
+    if (primary == 0) return 0;
+    const int read = read_meta(file, &meta);
+    const int planned = read && plan(&meta, primary, grid);
+    free_meta(&meta);
     if (!planned) heif_tiled_grid_free(grid);
     return planned;
 }

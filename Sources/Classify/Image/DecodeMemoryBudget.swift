@@ -6,7 +6,8 @@ import Foundation
 /// Most decoders here work in bands (JPEG by DCT scaling, PNG by rows, TIFF by strips or tiles),
 /// so what they hold does not grow with the picture. libheif 1.15 has no scaled or tiled decoding:
 /// a HEIC or AVIF picture is decoded whole (about 5-6 bytes per pixel inside libheif, libde265 and
-/// dav1d) before it is reduced. With several jobs, two such decodes at once would be the largest
+/// dav1d) before it is reduced; of a grid, one tile at a time (`heif_tiled_grid.c`), which reserves
+/// only that tile and its band of rows. With several jobs, two such decodes at once would be the largest
 /// part of `index`'s peak memory; this budget lets them run together only while their estimated
 /// sizes fit in ``capacity``, and a decode larger than the whole budget runs when it is alone.
 /// Every other decode is unaffected. When a reservation of ``releaseAbove`` bytes or more ends,
