@@ -27,6 +27,8 @@ struct cls_heif_decoder {
     /// Set when the primary image is a grid decoded tile by tile (heif_tiled_grid.h).
     int tiled;
     heif_tiled_grid grid;
+    /// Threads a decode may use (cls_heif_decoder_set_threads).
+    int threads;
 };
 
 static pthread_once_t initialized = PTHREAD_ONCE_INIT;
@@ -75,6 +77,7 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
     }
     state->coding = coding;
     // One thread per image unless the caller allows more (cls_heif_decoder_set_threads).
+    state->threads = 1;
     heif_context_set_max_decoding_threads(state->context, 1);
     struct heif_error error = heif_context_read_from_memory_without_copy(state->context, data, size, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(state->context, &state->primary);
@@ -145,7 +148,9 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
 }
 
 void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads) {
-    if (decoder != NULL && threads > 0) heif_context_set_max_decoding_threads(decoder->context, threads);
+    if (decoder == NULL || threads <= 0) return;
+    decoder->threads = threads;
+    heif_context_set_max_decoding_threads(decoder->context, threads);
 }
 
 // The id of the primary image's first metadata item of `kind`, or 0 (libheif never uses 0).
@@ -187,7 +192,9 @@ cls_status cls_heif_decoder_read_pixels(cls_heif_decoder *decoder, uint8_t *rgb,
         cls_message_set(message, "no decoder or output buffer too small");
         return CLS_INVALID_ARGUMENT;
     }
-    if (decoder->tiled) return heif_tiled_grid_decode(&decoder->grid, decoder->factor, decoder->crop, rgb, message);
+    if (decoder->tiled) {
+        return heif_tiled_grid_decode(&decoder->grid, decoder->factor, decoder->crop, decoder->threads, rgb, message);
+    }
     heif_rgb picture = {0};
     cls_status status = heif_rgb_decode(decoder->chosen, decoder->coding, &picture, message);
     if (status != CLS_OK) return status;
@@ -238,7 +245,7 @@ cls_status cls_heif_decoder_crop(cls_heif_decoder *decoder, cls_output_crop crop
 
 uint64_t cls_heif_decoder_pixels_held(const cls_heif_decoder *decoder) {
     if (decoder == NULL) return 0;
-    if (decoder->tiled) return heif_tiled_grid_pixels_held(&decoder->grid);
+    if (decoder->tiled) return heif_tiled_grid_pixels_held(&decoder->grid, decoder->threads);
     return (uint64_t)heif_image_handle_get_width(decoder->chosen) * (uint64_t)heif_image_handle_get_height(decoder->chosen);
 }
 

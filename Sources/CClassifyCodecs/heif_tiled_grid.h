@@ -8,7 +8,7 @@
 //
 //   heif_tiled_grid grid;
 //   if (heif_tiled_grid_plan(data, size, CLS_HEIF_HEVC, &grid)) {
-//       status = heif_tiled_grid_decode(&grid, factor, crop, rgb, &message);
+//       status = heif_tiled_grid_decode(&grid, factor, crop, 2, rgb, &message);
 //       heif_tiled_grid_free(&grid);
 //   }
 #ifndef CLS_HEIF_TILED_GRID_H
@@ -48,14 +48,18 @@ typedef struct heif_tiled_grid {
 /// 0 otherwise (also for damaged boxes), and the caller decodes the picture whole.
 int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding coding, heif_tiled_grid *grid);
 
-/// Decodes the grid into `rgb`: the picture reduced by `factor` (1, 2, 4, 8; cls_row_reduction.h),
-/// in stored orientation, only `crop` of it when its width is not 0. Tiles no output pixel
-/// needs are not decoded.
-cls_status heif_tiled_grid_decode(const heif_tiled_grid *grid, uint32_t factor, cls_output_crop crop, uint8_t *rgb,
-                                  cls_message *message);
+/// At most this many tiles of a row are decoded at once.
+#define HEIF_TILE_THREADS 4
 
-/// Pixels held at once while decoding: one tile and one band of tile rows.
-uint64_t heif_tiled_grid_pixels_held(const heif_tiled_grid *grid);
+/// Decodes the grid into `rgb`: the picture reduced by `factor` (1, 2, 4, 8; cls_row_reduction.h),
+/// in stored orientation, only `crop` of it when its width is not 0, the tiles of each row on up
+/// to `threads` threads (at most HEIF_TILE_THREADS). Tiles no output pixel needs are not decoded.
+cls_status heif_tiled_grid_decode(const heif_tiled_grid *grid, uint32_t factor, cls_output_crop crop, int threads,
+                                  uint8_t *rgb, cls_message *message);
+
+/// Pixels held at once while decoding on `threads` threads: a tile per thread and one band of
+/// tile rows.
+uint64_t heif_tiled_grid_pixels_held(const heif_tiled_grid *grid, int threads);
 
 /// Releases the plan's arrays (a zeroed plan too).
 void heif_tiled_grid_free(heif_tiled_grid *grid);

@@ -31,8 +31,9 @@ typedef struct cls_heif_decoder cls_heif_decoder;
 /// 1 when this libheif has a decoder for `coding` (libde265 for HEVC, dav1d or libaom for AV1).
 int cls_heif_has_decoder(cls_heif_coding coding);
 
-/// Lets libheif decode the tiles of a grid picture (every iPhone HEIC) on up to `threads` threads
-/// (the decoder starts with one). Call before cls_heif_decoder_read_pixels.
+/// Lets the tiles of a grid picture (every iPhone HEIC) be decoded on up to `threads` threads, a
+/// row of tiles at a time (the decoder starts with one; at most 4 tile by tile). Call before
+/// cls_heif_decoder_pixels_held and cls_heif_decoder_read_pixels.
 void cls_heif_decoder_set_threads(cls_heif_decoder *decoder, int threads);
 
 /// How a grid picture (ISO/IEC 23008-12 'grid' item, as phones store photos) is decoded.
@@ -60,8 +61,8 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
                                  cls_heif_grids grids, cls_heif_decoder **decoder, cls_image_info *info,
                                  cls_message *message);
 
-/// Pixels the decode will hold at once: the whole picture, or one tile and one band of tile rows
-/// of a grid decoded tile by tile. Usage: reserve this times the codec's bytes per pixel.
+/// Pixels the decode will hold at once: the whole picture, or a tile per thread and one band of
+/// tile rows of a grid decoded tile by tile. Usage: reserve this times the codec's bytes per pixel.
 uint64_t cls_heif_decoder_pixels_held(const cls_heif_decoder *decoder);
 
 /// The metadata blocks a HEIF file can attach to its primary image (ISO/IEC 23008-12 items

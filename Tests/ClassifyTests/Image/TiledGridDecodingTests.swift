@@ -124,6 +124,41 @@ struct TiledGridDecodingTests {
         }
     }
 
+    /// The tiles of a row decoded on 1 to 5 threads (at most 4 are used) give the same bytes, and
+    /// each thread holds a tile of its own.
+    @Test(arguments: [("heic-grid-3x2.heic", 3, 96 * 64), ("heic-grid-60mp.heic", 18, 512 * 512), ("avif-grid.avif", 2, 64 * 64)])
+    func threadsGiveTheSamePixels(file: String, columns: Int, tilePixels: Int) throws {
+        guard Self.hasDecoder(file) else { return }
+        let data = try Self.bytes(file)
+        let coding = Self.coding(file).coding
+        var first: [UInt8]?
+        for threads: Int32 in 1...5 {
+            let tile = UInt64(tilePixels)
+            let (pixels, held) = try data.withUnsafeBytes { raw throws -> ([UInt8], UInt64) in
+                var decoder: OpaquePointer?
+                var info = cls_image_info()
+                var message = cls_message()
+                let base = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let opened = cls_heif_decoder_open(
+                    base, raw.count, coding, 100_000_000, 0, 256, CLS_HEIF_GRIDS_TILE_BY_TILE, &decoder, &info, &message)
+                defer { cls_heif_decoder_close(decoder) }
+                try #require(opened == CLS_OK)
+                let oneThread = cls_heif_decoder_pixels_held(decoder)
+                cls_heif_decoder_set_threads(decoder, threads)
+                let held = cls_heif_decoder_pixels_held(decoder)
+                let count = Int(info.output_width) * Int(info.output_height) * 3
+                var pixels = [UInt8](repeating: 0, count: count)
+                let status = pixels.withUnsafeMutableBufferPointer { cls_heif_decoder_read_pixels(decoder, $0.baseAddress, count, &message) }
+                try #require(status == CLS_OK)
+                return (pixels, held - oneThread)
+            }
+            if let first { #expect(pixels == first, "\(file) on \(threads) threads") } else { first = pixels }
+            // A tile more per thread, for at most 4 threads and one per column.
+            let extraTiles = UInt64(min(Int(threads), 4, columns) - 1)
+            #expect(held == extraTiles * tile, "\(file): \(held) more pixels held on \(threads) threads than on one")
+        }
+    }
+
     /// The 60-MP grids decode tile by tile to the picture their one tile repeats: the quadrants
     /// of the tile at each tile's place, cut at the output size.
     @Test(arguments: ["heic-grid-60mp.heic", "avif-grid-60mp.avif"])

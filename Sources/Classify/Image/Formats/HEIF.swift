@@ -40,6 +40,8 @@ enum HEIFDecoding: FormatDecoder {
                 let status = cls_heif_decoder_open(
                     base, bytes.count, coding, UInt64(clamping: max(0, limit)), 0, minimum, grids, &decoder, &info,
                     &message)
+                // Tiles (of a grid decoded whole by libheif, or tile by tile) on up to four threads.
+                cls_heif_decoder_set_threads(decoder, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
                 pixelsHeld = Int(clamping: cls_heif_decoder_pixels_held(decoder))
                 return status
             },
@@ -48,11 +50,9 @@ enum HEIFDecoding: FormatDecoder {
             crop: { cls_heif_decoder_crop($0, $1, &$2, &$3) },
             read: { decoder, rgb, capacity, message in
                 // libheif decodes a whole picture (or a grid's tile), whatever size was asked for: see
-                // DecodeMemoryBudget. Large pictures wait for each other here; libheif may decode the
-                // tiles of a grid it decodes whole on the cores.
+                // DecodeMemoryBudget. Large pictures wait for each other here.
                 DecodeMemoryBudget.shared.reserving(bytes: pixelsHeld * Self.bytesPerPixel(coding)) {
-                    cls_heif_decoder_set_threads(decoder, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
-                    return cls_heif_decoder_read_pixels(decoder, rgb, capacity, &message)
+                    cls_heif_decoder_read_pixels(decoder, rgb, capacity, &message)
                 }
             },
             close: { cls_heif_decoder_close($0) })
