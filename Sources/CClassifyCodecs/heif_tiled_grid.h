@@ -21,6 +21,26 @@
 #include "cls_output_crop.h"
 #include "cls_status.h"
 
+/// A property box of a tile (header included), and whether the tile's ipma marks it essential.
+typedef struct heif_grid_property {
+    const uint8_t *box;
+    size_t size;
+    int essential;
+} heif_grid_property;
+
+/// A stretch of an item's coded bytes.
+typedef struct heif_grid_extent {
+    const uint8_t *at;
+    size_t size;
+} heif_grid_extent;
+
+typedef struct heif_grid_tile {
+    uint32_t first_property;
+    uint32_t property_count;
+    uint32_t first_extent;
+    uint32_t extent_count;
+} heif_grid_tile;
+
 /// Where a grid's tiles, their properties and their coded bytes lie in the file (which must
 /// outlive the plan).
 typedef struct heif_tiled_grid {
@@ -35,9 +55,9 @@ typedef struct heif_tiled_grid {
     /// The grid's irot and imir, in their order, as an EXIF orientation (1...8).
     uint32_t orientation;
     /// Per tile, in raster order: its first property and extent and how many of each.
-    struct heif_grid_tile *tiles;
-    struct heif_grid_property *properties;
-    struct heif_grid_extent *extents;
+    heif_grid_tile *tiles;
+    heif_grid_property *properties;
+    heif_grid_extent *extents;
     uint32_t property_count;
     uint32_t extent_count;
 } heif_tiled_grid;
@@ -46,6 +66,7 @@ typedef struct heif_tiled_grid {
 /// decodes exactly as libheif would: tiles of one size covering the output, items stored in the
 /// file or its idat, no transformation but irot and imir (a clean aperture is left to libheif).
 /// 0 otherwise (also for damaged boxes), and the caller decodes the picture whole.
+/// (heif_grid_plan.c)
 int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding coding, heif_tiled_grid *grid);
 
 /// At most this many tiles of a row are decoded at once.
