@@ -93,7 +93,7 @@ int heif_write_tile_file(const heif_tiled_grid *grid, uint32_t index, heif_tile_
     box = begin_box(w, HEIF_FOURCC('i', 'p', 'r', 'p'), -1);
     const size_t ipco = begin_box(w, HEIF_FOURCC('i', 'p', 'c', 'o'), -1);
     for (uint32_t p = 0; p < tile->property_count; p++) {
-        const heif_grid_property *property = &grid->properties[tile->first_property + p];
+        const heif_property *property = &grid->properties[tile->first_property + p];
         put(w, property->box, property->size);
     }
     end_box(w, ipco);
@@ -111,7 +111,7 @@ int heif_write_tile_file(const heif_tiled_grid *grid, uint32_t index, heif_tile_
     const size_t mdat = begin_box(w, HEIF_FOURCC('m', 'd', 'a', 't'), -1);
     const size_t data_start = w->size;
     for (uint32_t e = 0; e < tile->extent_count; e++) {
-        const heif_grid_extent *extent = &grid->extents[tile->first_extent + e];
+        const heif_extent *extent = &grid->extents[tile->first_extent + e];
         put(w, extent->at, extent->size);
     }
     end_box(w, mdat);

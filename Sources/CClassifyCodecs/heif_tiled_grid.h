@@ -20,19 +20,7 @@
 #include "cls_heif_decoder.h"
 #include "cls_output_crop.h"
 #include "cls_status.h"
-
-/// A property box of a tile (header included), and whether the tile's ipma marks it essential.
-typedef struct heif_grid_property {
-    const uint8_t *box;
-    size_t size;
-    int essential;
-} heif_grid_property;
-
-/// A stretch of an item's coded bytes.
-typedef struct heif_grid_extent {
-    const uint8_t *at;
-    size_t size;
-} heif_grid_extent;
+#include "heif_items.h"
 
 typedef struct heif_grid_tile {
     uint32_t first_property;
@@ -56,8 +44,8 @@ typedef struct heif_tiled_grid {
     uint32_t orientation;
     /// Per tile, in raster order: its first property and extent and how many of each.
     heif_grid_tile *tiles;
-    heif_grid_property *properties;
-    heif_grid_extent *extents;
+    heif_property *properties;
+    heif_extent *extents;
     uint32_t property_count;
     uint32_t extent_count;
 } heif_tiled_grid;
