@@ -24,6 +24,10 @@ struct cls_heif_decoder {
     uint32_t output_height;
     /// Set by cls_heif_decoder_crop: only this rectangle of the reduced picture is written.
     cls_output_crop crop;
+    /// The file's items (heif_items.h), read once for the grid check and the tile plan, released
+    /// when open ends.
+    heif_items items;
+    int has_items;
     /// Set when the primary image is a grid decoded tile by tile (heif_tiled_grid.h).
     int tiled;
     heif_tiled_grid grid;
@@ -65,13 +69,24 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
         cls_message_set(message, text);
         return CLS_DECODER_MISSING;
     }
-    if (!cls_heif_grids_are_whole(data, size)) {
+    // The items are read here once, for the grid check and the tile plan; files whose meta box
+    // cannot be read are left to libheif, which says what is wrong.
+    heif_items items;
+    const int has_items = heif_items_read((span){.at = data, .left = size}, &items);
+    if (has_items && !heif_grids_are_whole(&items)) {
+        heif_items_free(&items);
         cls_message_set(message, "a tile of the picture's grid has no size, or another size than the others");
         return CLS_CORRUPT;
     }
     cls_heif_decoder *state = calloc(1, sizeof *state);
+    if (state != NULL) {
+        state->items = items;
+        state->has_items = has_items;
+    } else if (has_items) {
+        heif_items_free(&items);
+    }
     if (state == NULL || (state->context = heif_context_alloc()) == NULL) {
-        free(state);
+        cls_heif_decoder_close(state);
         cls_message_set(message, "out of memory");
         return CLS_OUT_OF_MEMORY;
     }
@@ -124,7 +139,8 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
     uint32_t chosen_height = (uint32_t)heif_image_handle_get_height(state->chosen);
     info->orientation = 1;
     if (grids == CLS_HEIF_GRIDS_TILE_BY_TILE && state->chosen == state->primary &&
-        !heif_image_handle_has_alpha_channel(state->primary) && heif_tiled_grid_plan(data, size, coding, &state->grid)) {
+        !heif_image_handle_has_alpha_channel(state->primary) && state->has_items &&
+        heif_tiled_grid_plan(&state->items, coding, &state->grid)) {
         // The grid as stored, its irot and imir left to the orientation; libheif's upright size
         // must be the plan's, or the plan is not the picture libheif sees.
         const int swaps = state->grid.orientation >= 5;
@@ -143,6 +159,7 @@ cls_status cls_heif_decoder_open(const uint8_t *data, size_t size, cls_heif_codi
     state->output_height = cls_reduced_length(chosen_height, state->factor);
     info->output_width = state->output_width;
     info->output_height = state->output_height;
+    heif_items_free(&state->items);  // the plan points into the file, not into the items
     *decoder = state;
     return CLS_OK;
 }
@@ -252,6 +269,7 @@ uint64_t cls_heif_decoder_pixels_held(const cls_heif_decoder *decoder) {
 void cls_heif_decoder_close(cls_heif_decoder *decoder) {
     if (decoder == NULL) return;
     heif_tiled_grid_free(&decoder->grid);
+    heif_items_free(&decoder->items);
     if (decoder->chosen != NULL && decoder->chosen != decoder->primary) heif_image_handle_release(decoder->chosen);
     if (decoder->primary != NULL) heif_image_handle_release(decoder->primary);
     if (decoder->context != NULL) heif_context_free(decoder->context);

@@ -42,19 +42,16 @@ static int grid_tiles_agree(const heif_items *items, uint32_t grid) {
     return agree;
 }
 
-int cls_heif_grids_are_whole(const uint8_t *data, size_t size) {
-    heif_items items;
-    if (data == NULL || !heif_items_read((span){.at = data, .left = size}, &items)) return 1;
+int heif_grids_are_whole(const heif_items *items) {
     span cursor = {0};
     uint32_t id, type;
-    int whole = 1;
-    while (whole && heif_items_next(&items, &cursor, &id, &type)) {
+    while (heif_items_next(items, &cursor, &id, &type)) {
         // A grid whose tiles cannot be sized would be pasted at made-up places, leaving parts
         // of the picture unwritten.
-        if (type == HEIF_FOURCC('g', 'r', 'i', 'd')) {
-            whole = items.has_iref && items.has_properties && grid_tiles_agree(&items, id);
+        if (type == HEIF_FOURCC('g', 'r', 'i', 'd') &&
+            !(items->has_iref && items->has_properties && grid_tiles_agree(items, id))) {
+            return 0;
         }
     }
-    heif_items_free(&items);
-    return whole;
+    return 1;
 }

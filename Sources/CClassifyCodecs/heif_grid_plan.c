@@ -169,15 +169,12 @@ static int plan(const heif_items *items, uint32_t primary, heif_tiled_grid *grid
            (uint64_t)(grid->rows - 1) * grid->tile_height < grid->height;
 }
 
-int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding coding, heif_tiled_grid *grid) {
+int heif_tiled_grid_plan(const heif_items *items, cls_heif_coding coding, heif_tiled_grid *grid) {
     memset(grid, 0, sizeof *grid);
     grid->coding = coding;
-    heif_items items;
-    if (data == NULL || !heif_items_read((span){.at = data, .left = size}, &items)) return 0;
-    const int planned = items.primary != 0 && items.has_iloc && items.has_iref && items.has_properties &&
-                        items.declared_count <= MAX_ITEMS && items.property_count <= MAX_PROPERTIES &&
-                        plan(&items, items.primary, grid);
-    heif_items_free(&items);
+    const int planned = items->primary != 0 && items->has_iloc && items->has_iref && items->has_properties &&
+                        items->declared_count <= MAX_ITEMS && items->property_count <= MAX_PROPERTIES &&
+                        plan(items, items->primary, grid);
     if (!planned) heif_tiled_grid_free(grid);
     return planned;
 }

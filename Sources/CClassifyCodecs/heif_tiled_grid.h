@@ -7,7 +7,8 @@
 // The grid's irot and imir come back as an EXIF orientation, applied with the other formats'.
 //
 //   heif_tiled_grid grid;
-//   if (heif_tiled_grid_plan(data, size, CLS_HEIF_HEVC, &grid)) {
+//   if (heif_tiled_grid_plan(&items, CLS_HEIF_HEVC, &grid)) {  // items: heif_items_read
+
 //       status = heif_tiled_grid_decode(&grid, factor, crop, 2, rgb, &message);
 //       heif_tiled_grid_free(&grid);
 //   }
@@ -55,7 +56,7 @@ typedef struct heif_tiled_grid {
 /// file or its idat, no transformation but irot and imir (a clean aperture is left to libheif).
 /// 0 otherwise (also for damaged boxes), and the caller decodes the picture whole.
 /// (heif_grid_plan.c)
-int heif_tiled_grid_plan(const uint8_t *data, size_t size, cls_heif_coding coding, heif_tiled_grid *grid);
+int heif_tiled_grid_plan(const heif_items *items, cls_heif_coding coding, heif_tiled_grid *grid);
 
 /// At most this many tiles of a row are decoded at once.
 #define HEIF_TILE_THREADS 4
